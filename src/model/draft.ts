@@ -1,0 +1,119 @@
+import { z } from 'zod';
+
+/**
+ * Drafts are what every source (ICS, CSV, another site) normalizes into and what the writer
+ * consumes. They carry names, not site ids: terms, venues and organizers are resolved to ids
+ * on the target site by `src/sync/`. Each draft carries the identity its slug is derived from.
+ */
+
+/** `YYYY-MM-DD HH:MM:SS`: the only date form the site reads reliably (CONTRACT.md, dates on write). */
+export const WallTime = z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, 'expected YYYY-MM-DD HH:MM:SS');
+
+/** Where an item came from, for reports: file + line for CSV, UID (+ occurrence) for ICS, id for a site. */
+export const Origin = z.object({
+  source: z.string(),
+  line: z.number().int().optional(),
+  uid: z.string().optional(),
+  occurrence: z.string().optional(),
+  ref: z.string().optional(),
+});
+export type Origin = z.infer<typeof Origin>;
+
+export const VenueDraft = z.object({
+  /** Identity the venue's slug is derived from (e.g. normalized location text, or a CSV key). */
+  identity: z.string().min(1),
+  venue: z.string().min(1),
+  description: z.string().optional(),
+  address: z.string().optional(),
+  city: z.string().optional(),
+  country: z.string().optional(),
+  province: z.string().optional(),
+  state: z.string().optional(),
+  stateprovince: z.string().optional(),
+  zip: z.string().optional(),
+  phone: z.string().optional(),
+  website: z.string().optional(),
+  image: z.string().optional(),
+  /** The site wants these as strings ("true"/"false"), the writer converts. */
+  show_map: z.boolean().optional(),
+  show_map_link: z.boolean().optional(),
+  status: z.string().optional(),
+  /** Not writable through the v1 API; kept for exports and reports. */
+  geo: z.object({ lat: z.number(), lng: z.number() }).optional(),
+  /** A site slug to use instead of one derived from identity (sync keeps the source's). */
+  slug: z.string().optional(),
+});
+export type VenueDraft = z.infer<typeof VenueDraft>;
+
+export const OrganizerDraft = z.object({
+  identity: z.string().min(1),
+  organizer: z.string().min(1),
+  description: z.string().optional(),
+  email: z.string().optional(),
+  phone: z.string().optional(),
+  website: z.string().optional(),
+  image: z.string().optional(),
+  status: z.string().optional(),
+  slug: z.string().optional(),
+});
+export type OrganizerDraft = z.infer<typeof OrganizerDraft>;
+
+export const TermDraft = z.object({
+  name: z.string().min(1),
+  slug: z.string().optional(),
+  description: z.string().optional(),
+  /** Parent category by name/slug (categories only). */
+  parent: z.string().optional(),
+});
+export type TermDraft = z.infer<typeof TermDraft>;
+
+export const EventDraft = z
+  .object({
+    /** Stable identity: source key + UID + occurrence start instant, or a CSV key. Never the title. */
+    identity: z.string().min(1),
+    title: z.string().min(1),
+    description: z.string().optional(),
+    excerpt: z.string().optional(),
+    status: z.string().optional(),
+    /** IANA zone name (or `UTC`). */
+    timezone: z.string().min(1),
+    all_day: z.boolean(),
+    /** Local wall time in `timezone`; for all-day events 00:00:00 of the first day. */
+    start_date: WallTime,
+    /** Local wall time in `timezone`; for all-day events 23:59:59 of the LAST day (inclusive). */
+    end_date: WallTime,
+    image: z.string().optional(),
+    cost: z.string().optional(),
+    website: z.string().optional(),
+    show_map: z.boolean().optional(),
+    show_map_link: z.boolean().optional(),
+    hide_from_listings: z.boolean().optional(),
+    sticky: z.boolean().optional(),
+    featured: z.boolean().optional(),
+    categories: z.array(TermDraft).default([]),
+    tags: z.array(TermDraft).default([]),
+    venue: VenueDraft.optional(),
+    organizers: z.array(OrganizerDraft).default([]),
+    /** A cancelled occurrence: retired (or skipped) instead of written. */
+    cancelled: z.boolean().default(false),
+    /** Source's own modification stamp (ISO), lets a sync skip untouched records. */
+    sourceModified: z.string().optional(),
+    /** A site slug to use instead of one derived from identity. */
+    slug: z.string().optional(),
+    origin: Origin,
+  })
+  .refine((d) => d.end_date >= d.start_date, { message: 'end is before start', path: ['end_date'] });
+export type EventDraft = z.infer<typeof EventDraft>;
+export type EventDraftInput = z.input<typeof EventDraft>;
+
+/** An item a reader or normalizer could not turn into a draft, with the reason and where it was. */
+export interface ItemFailure {
+  kind: 'event' | 'venue' | 'organizer';
+  origin: Origin;
+  reason: string;
+  /** The raw input (a CSV row, an ICS UID) so rejects can be written back out. */
+  raw?: unknown;
+}
+
+/** What a normalizer yields: a draft or a failure, one per item read. */
+export type Normalized<T> = { ok: true; draft: T } | { ok: false; failure: ItemFailure };

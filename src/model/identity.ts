@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+
+const MAX_SLUG = 200;
+
+/** WordPress slug rules: lowercase ASCII letters, digits and dashes, at most 200 characters. */
+export function slugify(text: string, max = 60): string {
+  const s = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, max)
+    .replace(/-+$/g, '');
+  return s;
+}
+
+export function shortHash(value: string, length = 12): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, length);
+}
+
+/**
+ * The site slug of an item: `<source-key>-<hash12 of identity>`. Identity, never content, so a
+ * retitled event keeps its slug and the same identity gives the same slug on every worker.
+ */
+export function slugFor(sourceKey: string, identity: string): string {
+  const prefix = slugify(sourceKey, 80) || 'calsync';
+  return `${prefix}-${shortHash(`${sourceKey}\u0000${identity}`)}`.slice(0, MAX_SLUG);
+}
+
+/** A source key from a URL or file name: host + path stem, slugified (`--source` default). */
+export function sourceKeyFrom(location: string): string {
+  let base = location;
+  try {
+    const u = new URL(location);
+    if (u.protocol === 'http:' || u.protocol === 'https:' || u.protocol === 'webcal:') {
+      base = `${u.hostname}${u.pathname}`;
+    }
+  } catch {
+    base = location.split(/[\\/]/).pop() ?? location;
+  }
+  base = base.replace(/\.(ics|ical|ifb|csv|txt)$/i, '');
+  return slugify(base, 40) || 'source';
+}
