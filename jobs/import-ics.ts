@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { parseWindow } from '../src/config/dates.ts';
+import type { CalsyncConfig, IcsSourceConfig } from '../src/config/schema.ts';
+import { resolveSite } from '../src/config/sites.ts';
+import { Language } from '../src/model/languages.ts';
+import { sourceKeyFrom } from '../src/model/identity.ts';
+import { defineJob } from '../src/queue/job-definition.ts';
+import { runIcsImport, type IcsImportParams } from '../src/runs/import-ics.ts';
+import type { ReportJson } from '../src/sync/report.ts';
+
+/** Ad-hoc import options: the same as the CLI flags (never credentials). */
+export const IcsImportOptions = z.object({
+  location: z.string().min(1),
+  site: z.string().min(1),
+  namespace: z.string().optional(),
+  source: z.string().optional(),
+  lang: Language.default('en'),
+  horizonDays: z.number().int().min(1).default(365),
+  pastDays: z.number().int().min(0).default(0),
+  window: z.string().optional(),
+  retire: z.enum(['keep', 'draft', 'trash', 'delete']).default('keep'),
+  onEdit: z.enum(['overwrite', 'preserve']).default('overwrite'),
+  defaultTimezone: z.string().default('UTC'),
+  status: z.enum(['publish', 'draft']).default('publish'),
+  createTerms: z.boolean().default(true),
+  categoriesAs: z.enum(['categories', 'tags']).default('categories'),
+  dryRun: z.boolean().default(false),
+  forceRetire: z.boolean().default(false),
+  maxRetireShare: z.number().min(0).max(1).default(0.5),
+  allow: z.array(z.string()).default([]),
+});
+export type IcsImportOptions = z.infer<typeof IcsImportOptions>;
+
+/** Payload of `import-ics`: a configured source by name, or ad-hoc options. */
+export const ImportIcsPayload = z.union([z.strictObject({ source: z.string().min(1), dryRun: z.boolean().optional() }), IcsImportOptions]);
+export type ImportIcsPayload = z.infer<typeof ImportIcsPayload>;
+
+function windowOf(o: { window?: string; pastDays: number; horizonDays: number }, now = new Date()) {
+  if (o.window) return parseWindow(o.window, now);
+  return { from: new Date(now.getTime() - o.pastDays * 86_400_000), to: new Date(now.getTime() + o.horizonDays * 86_400_000) };
+}
+
+export function icsParams(o: IcsImportOptions, config?: CalsyncConfig, extra: Partial<IcsImportParams> = {}): IcsImportParams {
+  const site = resolveSite(o.site, config, { namespace: o.namespace });
+  return {
+    location: o.location,
+    site,
+    sourceKey: o.source ?? sourceKeyFrom(o.location),
+    lang: o.lang,
+    window: windowOf(o),
+    retire: o.retire,
+    onEdit: o.onEdit,
+    defaultTimezone: o.defaultTimezone,
+    status: o.status,
+    createTerms: o.createTerms,
+    categoriesAs: o.categoriesAs,
+    dryRun: o.dryRun,
+    forceRetire: o.forceRetire,
+    maxRetireShare: o.maxRetireShare,
+    allow: o.allow,
+    ...extra,
+  };
+}
+
+export function configuredIcsOptions(s: IcsSourceConfig): IcsImportOptions {
+  return IcsImportOptions.parse({
+    location: s.url,
+    site: s.site,
+    source: s.name,
+    lang: s.language,
+    horizonDays: s.horizonDays,
+    pastDays: s.pastDays,
+    retire: s.retire,
+    onEdit: s.onEdit,
+    defaultTimezone: s.defaultTimezone,
+    status: s.status,
+    createTerms: s.createTerms,
+    categoriesAs: s.categoriesAs,
+    maxRetireShare: s.maxRetireShare,
+    allow: s.allow,
+  });
+}
+
+export function resolveIcsPayload(payload: ImportIcsPayload, config: CalsyncConfig): IcsImportOptions {
+  if ('location' in payload) return payload;
+  const src = config.sources.find((s) => s.name === payload.source);
+  if (!src || src.kind !== 'ics') throw new Error(`no ICS source named "${payload.source}" in the config`);
+  return { ...configuredIcsOptions(src), dryRun: payload.dryRun ?? false };
+}
+
+export const importIcsJob = defineJob({
+  name: 'import-ics',
+  queue: 'import',
+  payload: ImportIcsPayload,
+  historyName: (p) => ('location' in p ? (p.source ?? sourceKeyFrom(p.location)) : p.source),
+  async process(job, payload, deps, signal): Promise<ReportJson> {
+    const opts = resolveIcsPayload(payload, deps.config);
+    // Local files are only for the CLI; a configured source may name one (the demo's bundled feeds).
+    const configured = !('location' in payload);
+    return runIcsImport(icsParams(opts, deps.config, { allowFiles: configured }), {
+      redis: deps.redis,
+      prefix: deps.prefix,
+      log: deps.log.child({ jobId: job.id, source: opts.source, site: opts.site }),
+      signal,
+      runId: job.id,
+      limiterFor: deps.limiterFor,
+      onProgress: (p) => job.updateProgress(p),
+    });
+  },
+});

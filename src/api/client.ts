@@ -1,0 +1,61 @@
+import { resolveConnection, type CallOptions, type SiteConnection } from './connection.ts';
+import { Executor, type ClientStats } from './executor.ts';
+import { toQuery } from './query.ts';
+import { EventsResource } from './resources/events.ts';
+import { OrganizersResource } from './resources/organizers.ts';
+import { TermsResource } from './resources/terms.ts';
+import { VenuesResource } from './resources/venues.ts';
+import {
+  CategoryCreate,
+  CategoryRecord,
+  CategoryUpdate,
+  TagCreate,
+  TagRecord,
+  TagUpdate,
+} from './schemas/terms.ts';
+import { Transport } from './transport.ts';
+
+/**
+ * A typed client for one site's calendar REST interface: one keep-alive pool, one retry policy,
+ * one set of counters. Create one per site (and language, if that is simpler) and `close()` it.
+ */
+export class CalendarClient {
+  readonly events: EventsResource;
+  readonly venues: VenuesResource;
+  readonly organizers: OrganizersResource;
+  readonly categories: TermsResource<CategoryRecord, CategoryCreate, CategoryUpdate>;
+  readonly tags: TermsResource<TagRecord, TagCreate, TagUpdate>;
+  readonly #transport: Transport;
+  readonly #exec: Executor;
+
+  constructor(conn: SiteConnection) {
+    const resolved = resolveConnection(conn);
+    this.#transport = new Transport(resolved);
+    this.#exec = new Executor(resolved, this.#transport);
+    this.events = new EventsResource(this.#exec);
+    this.venues = new VenuesResource(this.#exec);
+    this.organizers = new OrganizersResource(this.#exec);
+    this.categories = new TermsResource(this.#exec, { name: 'categories', record: CategoryRecord, create: CategoryCreate, update: CategoryUpdate });
+    this.tags = new TermsResource(this.#exec, { name: 'tags', record: TagRecord, create: TagCreate, update: TagUpdate });
+  }
+
+  /** The namespace index (WordPress): its routes and their arguments. */
+  root(params: { namespace?: string; context?: 'view' | 'help' } = {}, opts?: CallOptions): Promise<unknown> {
+    return this.#exec.call({ method: 'GET', route: '/', path: '', query: toQuery(params), kind: 'safe', parse: (j) => j }, opts);
+  }
+
+  /** The OpenAPI 3 document the site serves at `/doc` (descriptive, not exact: see CONTRACT B2.6). */
+  doc(opts?: CallOptions): Promise<unknown> {
+    return this.#exec.call({ method: 'GET', route: '/doc', path: '/doc', kind: 'safe', parse: (j) => j }, opts);
+  }
+
+  /** Attempts sent, retries made and 429s received since the client was created. */
+  stats(): ClientStats {
+    return this.#exec.stats();
+  }
+
+  /** Closes the connection pool once in-flight requests finish. */
+  close(): Promise<void> {
+    return this.#transport.close();
+  }
+}

@@ -1,0 +1,87 @@
+import type { Language } from '../model/languages.ts';
+
+/** How to reach one site. Credentials come from config/env, never from a job payload. */
+export interface SiteConnection {
+  /** The site's REST root, e.g. `http://127.0.0.1:8787/wp-json` or `https://site/fr/wp-json` (language segment). */
+  restRoot: string;
+  /** Default `calendar/events/v1`; real sites use `tribe/events/v1`. */
+  namespace?: string;
+  /** HTTP Basic with a WordPress application password, or a bearer token. */
+  auth?: { kind: 'basic'; user: string; password: string } | { kind: 'bearer'; token: string };
+  /** Default `ml_language` for every call; a call's `lang` overrides it. */
+  language?: Language;
+  /** undici Pool connection cap (default 8). */
+  connections?: number;
+  /** connect / headers / body are per attempt (undici timers), total is the whole call with retries. */
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number; totalMs?: number };
+  retry?: { maxRetries?: number; minDelayMs?: number; maxDelayMs?: number };
+  userAgent?: string;
+  /** An external rate limiter, awaited before every attempt (retries included). */
+  limiter?: { acquire(signal?: AbortSignal): Promise<void> };
+  /** Metrics hook, called once per attempt. Exceptions it throws are ignored. */
+  onRequest?: (info: RequestInfo) => void;
+}
+
+export interface RequestInfo {
+  method: string;
+  /** Route template (`/events/:id`), never the concrete URL. */
+  route: string;
+  status: number | 'network-error';
+  durationMs: number;
+  /** 1-based. */
+  attempt: number;
+  /** Set when the site asked to wait (429/503 `Retry-After`). */
+  retryAfterMs?: number;
+}
+
+export interface CallOptions {
+  lang?: Language;
+  signal?: AbortSignal;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  totalPages: number;
+  page: number;
+}
+
+export const DEFAULT_NAMESPACE = 'calendar/events/v1';
+
+/** SiteConnection with every default filled in. */
+export interface ResolvedConnection {
+  restRoot: string;
+  namespace: string;
+  auth?: SiteConnection['auth'];
+  language?: Language;
+  connections: number;
+  timeouts: { connectMs: number; headersMs: number; bodyMs: number; totalMs: number };
+  retry: { maxRetries: number; minDelayMs: number; maxDelayMs: number };
+  userAgent: string;
+  limiter?: SiteConnection['limiter'];
+  onRequest?: SiteConnection['onRequest'];
+}
+
+export function resolveConnection(conn: SiteConnection): ResolvedConnection {
+  return {
+    restRoot: conn.restRoot,
+    namespace: (conn.namespace ?? DEFAULT_NAMESPACE).replace(/^\/+|\/+$/g, ''),
+    auth: conn.auth,
+    language: conn.language,
+    connections: conn.connections ?? 8,
+    timeouts: {
+      connectMs: conn.timeouts?.connectMs ?? 10_000,
+      headersMs: conn.timeouts?.headersMs ?? 30_000,
+      bodyMs: conn.timeouts?.bodyMs ?? 30_000,
+      totalMs: conn.timeouts?.totalMs ?? 120_000,
+    },
+    retry: {
+      maxRetries: conn.retry?.maxRetries ?? 5,
+      minDelayMs: conn.retry?.minDelayMs ?? 250,
+      maxDelayMs: conn.retry?.maxDelayMs ?? 30_000,
+    },
+    userAgent: conn.userAgent ?? 'calsync/0.1 (+https://github.com/calsync/calsync)',
+    limiter: conn.limiter,
+    onRequest: conn.onRequest,
+  };
+}

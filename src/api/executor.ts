@@ -1,0 +1,219 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CallOptions, ResolvedConnection } from './connection.ts';
+import {
+  ApiError,
+  NetworkError,
+  RequestValidationError,
+  ResponseFormatError,
+  SlugMismatchError,
+  TimeoutError,
+  type TimeoutKind,
+} from './errors/index.ts';
+import { errorFromResponse, errorFromSuccessBody, excerptOf, type ResponseContext } from './response.ts';
+import {
+  backoffDelay,
+  decideAfterNetworkError,
+  decideAfterStatus,
+  networkCode,
+  parseRetryAfter,
+  type Decision,
+  type RetryKind,
+} from './retry.ts';
+import type { AttemptRequest, RawResponse, Transport } from './transport.ts';
+
+/**
+ * Runs one logical call: the attempt loop with limiter, Retry-After gate, backoff, the whole-call
+ * deadline, create verification, statistics and the metrics hook.
+ */
+
+export interface CallSpec<T> {
+  method: AttemptRequest['method'];
+  /** Route template for errors and metrics: `/events/by-slug/:slug`. */
+  route: string;
+  /** Concrete encoded path under the namespace. */
+  path: string;
+  query?: Array<[string, string]>;
+  body?: unknown;
+  kind: RetryKind;
+  notFoundParams?: readonly string[];
+  /** Turns a 2xx JSON body into the result; a thrown error becomes a ResponseFormatError. */
+  parse: (json: unknown, res: RawResponse) => T;
+  /**
+   * For creates: looks for the record after a failure that may or may not have landed. Found →
+   * it is the result; null → the create is repeated. Without it such failures are thrown.
+   */
+  verify?: (signal: AbortSignal) => Promise<T | null>;
+  /** Error responses the caller turns into a result instead (paging's end-of-archive 404). */
+  recover?: (err: ApiError) => T | undefined;
+}
+
+export interface ClientStats {
+  /** Attempts sent (every retry counts). */
+  requests: number;
+  /** Attempts repeated after a failure. */
+  retries: number;
+  /** 429 answers received. */
+  throttled: number;
+}
+
+/** Extra wait on top of Retry-After, so timer and clock granularity never make us early. */
+const RETRY_AFTER_MARGIN_MS = 50;
+
+const TIMEOUT_KINDS: Record<string, TimeoutKind> = {
+  UND_ERR_CONNECT_TIMEOUT: 'connect',
+  UND_ERR_HEADERS_TIMEOUT: 'headers',
+  UND_ERR_BODY_TIMEOUT: 'body',
+};
+
+function isTyped(err: unknown): boolean {
+  return (
+    err instanceof ApiError ||
+    err instanceof NetworkError ||
+    err instanceof ResponseFormatError ||
+    err instanceof RequestValidationError ||
+    err instanceof SlugMismatchError
+  );
+}
+
+export class Executor {
+  readonly #conn: ResolvedConnection;
+  readonly #transport: Transport;
+  readonly #stats: ClientStats = { requests: 0, retries: 0, throttled: 0 };
+  /**
+   * No attempt to this site leaves before this instant. Set from Retry-After, shared by every
+   * call of the client: a throttled site is throttled for all our concurrent requests, not only
+   * for the one that was told.
+   */
+  #notBefore = 0;
+
+  constructor(conn: ResolvedConnection, transport: Transport) {
+    this.#conn = conn;
+    this.#transport = transport;
+  }
+
+  stats(): ClientStats {
+    return { ...this.#stats };
+  }
+
+  async call<T>(spec: CallSpec<T>, opts: CallOptions = {}): Promise<T> {
+    const lang = opts.lang ?? this.#conn.language;
+    const query: Array<[string, string]> = [...(spec.query ?? [])];
+    if (lang) query.push(['ml_language', lang]);
+    const url = this.#transport.displayUrl(spec.path, query);
+    const { totalMs } = this.#conn.timeouts;
+    const deadlineAt = Date.now() + totalMs;
+    const deadline = AbortSignal.timeout(totalMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+    const where = { method: spec.method, route: spec.route, url };
+    let attempt = 0;
+    try {
+      signal.throwIfAborted();
+      for (;;) {
+        attempt++;
+        await this.#waitGate(signal);
+        await this.#conn.limiter?.acquire(signal);
+        // The limiter may have held us while another call was told to back off.
+        await this.#waitGate(signal);
+
+        const ctx: ResponseContext = { ...where, attempts: attempt, notFoundParams: spec.notFoundParams };
+        const started = performance.now();
+        this.#stats.requests++;
+        let res: RawResponse | undefined;
+        let failure: Error | undefined;
+        let decision: Decision = 'fail';
+        let retryAfterMs: number | undefined;
+        try {
+          res = await this.#transport.send({ method: spec.method, path: spec.path, query, body: spec.body, signal });
+        } catch (err) {
+          if (signal.aborted) throw err;
+          const code = networkCode(err);
+          this.#report(spec, 'network-error', started, attempt);
+          failure = this.#networkError(code, err, where, attempt);
+          decision = decideAfterNetworkError(code, spec.kind, spec.verify !== undefined);
+        }
+        if (res) {
+          if (res.status === 429 || res.status === 503) retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+          if (res.status === 429) this.#stats.throttled++;
+          this.#report(spec, res.status, started, attempt, retryAfterMs);
+          if (res.status >= 200 && res.status < 300) return this.#success(spec, res, ctx);
+          const err = errorFromResponse(res, ctx);
+          const recovered = spec.recover?.(err);
+          if (recovered !== undefined) return recovered;
+          failure = err;
+          decision = decideAfterStatus(res.status, spec.kind, spec.verify !== undefined);
+        }
+        if (!failure) throw new Error('unreachable: attempt ended without a result or a failure');
+        if (decision === 'fail' || attempt > this.#conn.retry.maxRetries) throw failure;
+
+        let wait = backoffDelay(attempt - 1, this.#conn.retry);
+        if (retryAfterMs !== undefined) {
+          const until = Date.now() + retryAfterMs + RETRY_AFTER_MARGIN_MS;
+          if (until > this.#notBefore) this.#notBefore = until;
+          wait = Math.max(wait, retryAfterMs + RETRY_AFTER_MARGIN_MS);
+        }
+        // Waiting past the deadline only to time out would hide the real cause: give it now.
+        if (Date.now() + wait >= deadlineAt) throw failure;
+        await sleep(wait, undefined, { signal });
+        if (decision === 'verify' && spec.verify) {
+          const found = await spec.verify(signal);
+          if (found !== null) return found;
+        }
+        this.#stats.retries++;
+      }
+    } catch (err) {
+      if (isTyped(err)) throw err;
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      if (deadline.aborted) {
+        throw new TimeoutError({ ...where, code: 'DEADLINE', attempts: attempt, kind: 'total', timeoutMs: totalMs, cause: err });
+      }
+      throw err;
+    }
+  }
+
+  #success<T>(spec: CallSpec<T>, res: RawResponse, ctx: ResponseContext): T {
+    const serialized = errorFromSuccessBody(res, ctx);
+    if (serialized) {
+      const recovered = spec.recover?.(serialized);
+      if (recovered !== undefined) return recovered;
+      throw serialized;
+    }
+    if (res.json === undefined) {
+      throw new ResponseFormatError({ ...ctx, status: res.status, problem: 'body is not JSON', excerpt: excerptOf(res.text) });
+    }
+    try {
+      return spec.parse(res.json, res);
+    } catch (err) {
+      if (isTyped(err)) throw err;
+      const problem = err instanceof Error ? err.message.replace(/\s+/g, ' ').slice(0, 500) : String(err);
+      throw new ResponseFormatError({ ...ctx, status: res.status, problem, excerpt: res.text.slice(0, 200) });
+    }
+  }
+
+  #networkError(code: string, cause: unknown, where: { method: string; route: string; url: string }, attempts: number): NetworkError {
+    const kind = TIMEOUT_KINDS[code];
+    if (kind) {
+      const t = this.#conn.timeouts;
+      const timeoutMs = kind === 'connect' ? t.connectMs : kind === 'headers' ? t.headersMs : t.bodyMs;
+      return new TimeoutError({ ...where, code, attempts, cause, kind, timeoutMs });
+    }
+    return new NetworkError({ ...where, code, attempts, cause });
+  }
+
+  async #waitGate(signal: AbortSignal): Promise<void> {
+    for (let guard = 0; guard < 100; guard++) {
+      const wait = this.#notBefore - Date.now();
+      if (wait <= 0) return;
+      await sleep(wait, undefined, { signal });
+    }
+  }
+
+  #report<T>(spec: CallSpec<T>, status: number | 'network-error', started: number, attempt: number, retryAfterMs?: number): void {
+    const hook = this.#conn.onRequest;
+    if (!hook) return;
+    try {
+      hook({ method: spec.method, route: spec.route, status, durationMs: performance.now() - started, attempt, retryAfterMs });
+    } catch {
+      // A metrics hook must never change the outcome of a call.
+    }
+  }
+}

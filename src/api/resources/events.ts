@@ -1,0 +1,31 @@
+import type { Executor } from '../executor.ts';
+import { EventCreate, EventRecord, EventUpdate, EventUpdateById } from '../schemas/events.ts';
+import { EventListQuery } from '../schemas/lists.ts';
+import { SluggedResource, type RecordOptions } from './slugged.ts';
+
+/** `password` opens password-protected events on by-id reads and deletes (query parameter). */
+export interface EventRecordOptions {
+  password?: string;
+}
+
+/**
+ * `/events`. List queries should always carry an explicit window (`start_date`/`end_date` or
+ * `starts_*`/`ends_*`): the site's defaults hide past and ongoing events.
+ */
+export class EventsResource extends SluggedResource<EventRecord, EventCreate, EventUpdate, EventUpdateById, EventListQuery, EventRecordOptions> {
+  constructor(exec: Executor) {
+    super(exec, {
+      name: 'events',
+      record: EventRecord,
+      create: EventCreate,
+      update: EventUpdate,
+      updateById: EventUpdateById,
+      listQuery: EventListQuery,
+      slugInUpdateBody: false,
+    });
+  }
+
+  protected override recordQuery(opts: RecordOptions<EventRecordOptions> | undefined): Array<[string, string]> {
+    return opts?.password !== undefined ? [['password', opts.password]] : [];
+  }
+}

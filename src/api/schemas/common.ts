@@ -1,0 +1,87 @@
+import { z } from 'zod';
+
+/**
+ * Building blocks shared by the record, body and query schemas.
+ *
+ * Records are parsed leniently (the site adds keys through plugin filters, redacts password
+ * protected events to `null`/`[]`, and drops empty fields from venues and organizers), while write
+ * bodies are strict: an unknown key in a body is almost always a typo, and because updates reset
+ * every field they omit (CONTRACT.md, "updates"), a misspelt field silently clears data on the site.
+ */
+
+/** `YYYY-MM-DD HH:MM:SS`: the only date form the site reads reliably (no `T`, offset, `Z` or epoch). */
+export const WallTime = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, 'expected local wall time YYYY-MM-DD HH:MM:SS');
+
+/** A list filter date: a day or a wall time, never an offset (the site would misread it). */
+export const QueryDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?$/, 'expected YYYY-MM-DD or YYYY-MM-DD HH:MM[:SS]');
+
+/** WordPress slug rules as calsync writes them; a slash would change the route. */
+export const Slug = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^/?#\s]+$/, 'a slug may not contain "/", "?", "#" or whitespace');
+
+export const Id = z.number().int().positive();
+
+/** Text fields the site validates with `is_string`: an empty string is a 400 (CONTRACT B3.2). */
+export const NonEmpty = z.string().min(1);
+
+/** Booleans in records: `null` when the event is password-redacted (CONTRACT B2.7). */
+export const MaybeBool = z.boolean().nullable();
+
+/** Counts arrive as JSON numbers, but headers and some plugins give strings. */
+export const Count = z.union([z.number(), z.string().regex(/^\d+$/)]).transform(Number);
+
+/** `author` is a string of digits on the wire although /doc says integer (CONTRACT B2.1). */
+export const Author = z.union([z.string(), z.number()]);
+
+/** Date parts are zero-padded strings ("07"), not integers as /doc claims. */
+export const DateDetails = z.looseObject({
+  year: z.union([z.string(), z.number()]).optional(),
+  month: z.union([z.string(), z.number()]).optional(),
+  day: z.union([z.string(), z.number()]).optional(),
+  hour: z.union([z.string(), z.number()]).optional(),
+  minutes: z.union([z.string(), z.number()]).optional(),
+  seconds: z.union([z.string(), z.number()]).optional(),
+});
+export type DateDetails = z.infer<typeof DateDetails>;
+
+/** Featured image; `sizes` is an object keyed by size name although /doc says array. */
+export const Image = z.looseObject({
+  url: z.string().optional(),
+  id: z.union([z.number(), z.string()]).optional(),
+  extension: z.string().optional(),
+  width: z.number().optional(),
+  height: z.number().optional(),
+  sizes: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+});
+export type Image = z.infer<typeof Image>;
+
+/** `false` when there is no image (PHP), an object otherwise. */
+export const MaybeImage = z.union([Image, z.literal(false), z.null()]);
+
+/** The post fields venues and organizers share in records; all optional, empties are dropped. */
+export const linkedPostShape = {
+  id: z.number().int(),
+  author: Author.optional(),
+  status: z.string().optional(),
+  date: z.string().optional(),
+  date_utc: z.string().optional(),
+  modified: z.string().optional(),
+  modified_utc: z.string().optional(),
+  url: z.string().optional(),
+  description: z.string().optional(),
+  excerpt: z.string().optional(),
+  slug: z.string().optional(),
+  image: MaybeImage.optional(),
+  website: z.string().optional(),
+  phone: z.string().optional(),
+  json_ld: z.unknown().optional(),
+  global_id: z.string().optional(),
+  global_id_lineage: z.array(z.string()).optional(),
+};

@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import {
+  Author,
+  DateDetails,
+  Id,
+  MaybeBool,
+  MaybeImage,
+  NonEmpty,
+  Slug,
+  WallTime,
+} from './common.ts';
+import { OrganizerRecord } from './organizers.ts';
+import { TermRecord } from './terms.ts';
+import { VenueRecord } from './venues.ts';
+
+/**
+ * Event record as the site returns it (CONTRACT B2.1). Lenient where the live sites are odd:
+ * `venue` is `[]` without a venue, one object with one, an array only with multi-venue add-ons
+ * (use `eventVenue()`); booleans are `null` on password-redacted events; `custom_fields` is `[]`
+ * when empty; `image` is `false` without one. Unknown keys (add-ons) are kept, not rejected.
+ */
+export const EventRecord = z.looseObject({
+  id: z.number().int(),
+  global_id: z.string().optional(),
+  global_id_lineage: z.array(z.string()).optional(),
+  author: Author.optional(),
+  status: z.string(),
+  date: z.string().optional(),
+  date_utc: z.string().optional(),
+  modified: z.string().optional(),
+  modified_utc: z.string().optional(),
+  url: z.string().optional(),
+  rest_url: z.string().optional(),
+  title: z.string(),
+  description: z.string().optional(),
+  excerpt: z.string().optional(),
+  /** May be `""` for drafts; `<slug>__trashed` once trashed. */
+  slug: z.string(),
+  image: MaybeImage.optional(),
+  all_day: MaybeBool.optional(),
+  start_date: z.string(),
+  start_date_details: DateDetails.optional(),
+  end_date: z.string(),
+  end_date_details: DateDetails.optional(),
+  utc_start_date: z.string().optional(),
+  utc_start_date_details: DateDetails.optional(),
+  utc_end_date: z.string().optional(),
+  utc_end_date_details: DateDetails.optional(),
+  timezone: z.string().optional(),
+  timezone_abbr: z.string().optional(),
+  /** Display string ("$15", "Free", "$10 – $20"); the numbers are in `cost_details.values`. */
+  cost: z.preprocess((v) => (v === null ? undefined : typeof v === 'number' ? String(v) : v), z.string().optional()),
+  /** An object; `[]` or blank on password-redacted events, read as absent. */
+  cost_details: z.preprocess(
+    (v) => (Array.isArray(v) ? undefined : v),
+    z
+      .looseObject({
+        currency_symbol: z.string().optional(),
+        currency_code: z.string().optional(),
+        currency_position: z.string().optional(),
+        values: z.array(z.union([z.string(), z.number().transform(String)])).optional(),
+      })
+      .optional(),
+  ),
+  /** Falls back to the event permalink when never set: do not write it back blindly. */
+  website: z.string().nullable().optional(),
+  show_map: MaybeBool.optional(),
+  show_map_link: MaybeBool.optional(),
+  hide_from_listings: MaybeBool.optional(),
+  sticky: MaybeBool.optional(),
+  featured: MaybeBool.optional(),
+  categories: z.array(TermRecord).default([]),
+  tags: z.array(TermRecord).default([]),
+  venue: z.union([VenueRecord, z.array(VenueRecord)]).default([]),
+  organizer: z.array(OrganizerRecord).default([]),
+  custom_fields: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+  /** Only on single reads. */
+  json_ld: z.unknown().optional(),
+});
+export type EventRecord = z.infer<typeof EventRecord>;
+
+/** The venue of an event, whichever of its three wire shapes arrived; null when none. */
+export function eventVenue(record: Pick<EventRecord, 'venue'>): VenueRecord | null {
+  const v = record.venue;
+  if (Array.isArray(v)) return v[0] ?? null;
+  return v ?? null;
+}
+
+/**
+ * The event write body (SPEC §2.1). Dates are local wall times with an explicit `timezone`
+ * (CONTRACT: offsets, `Z` and epoch numbers are silently misread). Venues, organizers and terms
+ * go by id only: inline objects create orphans and names create bogus terms (CONTRACT decisions).
+ */
+const eventFields = {
+  author: Id.optional(),
+  date: WallTime.optional(),
+  date_utc: WallTime.optional(),
+  title: NonEmpty,
+  description: NonEmpty.optional(),
+  slug: Slug.optional(),
+  excerpt: NonEmpty.optional(),
+  status: z.string().min(1).optional(),
+  timezone: z.string().optional(),
+  all_day: z.boolean().optional(),
+  start_date: WallTime,
+  end_date: WallTime,
+  /** An attachment id (as a string: a JSON number is a 400) or an image URL. */
+  image: z.string().optional(),
+  cost: z.union([z.string(), z.number()]).optional(),
+  /** A URL, or `""` to clear it. */
+  website: z.string().optional(),
+  show_map: z.boolean().optional(),
+  show_map_link: z.boolean().optional(),
+  hide_from_listings: z.boolean().optional(),
+  sticky: z.boolean().optional(),
+  featured: z.boolean().optional(),
+  /** Ids only; `[]` clears. An unknown id is silently dropped by the site. */
+  categories: z.array(Id).optional(),
+  tags: z.array(Id).optional(),
+  /** One venue id (the site links only the first); an array is accepted as SPEC shows it. */
+  venue: z.union([Id, z.array(Id)]).optional(),
+  /** Organizer ids; `[]` unlinks all, and omitting it unlinks all too (reset on omit). */
+  organizer: z.array(Id).optional(),
+};
+
+/** True when `end` is before `start`; both strings are `YYYY-MM-DD HH:MM:SS`, so text order is time order. */
+function endsBeforeStart(b: { start_date?: string; end_date?: string }): boolean {
+  return b.start_date !== undefined && b.end_date !== undefined && b.end_date < b.start_date;
+}
+
+/**
+ * The site accepts end < start with a 201 and then hides the event from every list
+ * (CONTRACT A), so it is refused here before anything is sent.
+ */
+const endNotBeforeStart = {
+  message: 'end_date is before start_date (the site would store it and then hide the event)',
+  path: ['end_date'],
+};
+
+export const EventCreate = z.strictObject(eventFields).refine((b) => !endsBeforeStart(b), endNotBeforeStart);
+export type EventCreate = z.infer<typeof EventCreate>;
+
+/** All fields optional; not a partial update on the site, though: omitted fields are reset. */
+export const EventUpdate = z
+  .strictObject(eventFields)
+  .partial()
+  .refine((b) => !endsBeforeStart(b), endNotBeforeStart);
+export type EventUpdate = z.infer<typeof EventUpdate>;
+
+/** By-id updates also take the event password (needed for password-protected events). */
+export const EventUpdateById = z
+  .strictObject({ ...eventFields, password: z.string().optional() })
+  .partial()
+  .refine((b) => !endsBeforeStart(b), endNotBeforeStart);
+export type EventUpdateById = z.infer<typeof EventUpdateById>;

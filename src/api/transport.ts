@@ -1,0 +1,138 @@
+import { Pool } from 'undici';
+import type { ResolvedConnection } from './connection.ts';
+
+/**
+ * One keep-alive undici Pool to the site's origin, the Authorization header, the per-attempt
+ * timers, and URL building. One attempt per `send()`: retries, deadlines and error mapping live
+ * in executor.ts. Credentials exist only in `#authHeader`; every URL handed out is credential-free.
+ */
+
+export interface AttemptRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path under the namespace, already encoded: `/events/12`, `` for the namespace index. */
+  path: string;
+  query: Array<[string, string]>;
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** Parsed JSON, or `undefined` when the body is not JSON. */
+  json: unknown;
+}
+
+/** Largest body read into memory; the namespace index with `context=help` is the biggest (~1 MB). */
+const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+export class Transport {
+  readonly #pool: Pool;
+  readonly #authHeader?: string;
+  readonly #userAgent: string;
+  readonly #namespace: string;
+  readonly #origin: string;
+  readonly #basePath: string;
+  /** Set for sites without pretty permalinks: `index.php?rest_route=/ns/route`. */
+  readonly #restRouteParams?: URLSearchParams;
+
+  constructor(conn: ResolvedConnection) {
+    const root = new URL(conn.restRoot);
+    if (root.protocol !== 'http:' && root.protocol !== 'https:') {
+      throw new TypeError(`restRoot must be an http(s) URL, got ${root.protocol}`);
+    }
+    // Userinfo in the URL is accepted as Basic credentials, then kept out of every URL we show.
+    const urlUser = decodeURIComponent(root.username);
+    const urlPassword = decodeURIComponent(root.password);
+    const auth = conn.auth ?? (urlUser ? { kind: 'basic' as const, user: urlUser, password: urlPassword } : undefined);
+    if (auth?.kind === 'basic') {
+      this.#authHeader = `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
+    } else if (auth?.kind === 'bearer') {
+      this.#authHeader = `Bearer ${auth.token}`;
+    }
+    this.#origin = root.origin;
+    this.#namespace = conn.namespace;
+    if (root.searchParams.has('rest_route')) {
+      this.#restRouteParams = new URLSearchParams(root.search);
+      this.#basePath = root.pathname;
+    } else {
+      this.#basePath = root.pathname.replace(/\/+$/, '');
+    }
+    this.#userAgent = conn.userAgent;
+    this.#pool = new Pool(this.#origin, {
+      connections: conn.connections,
+      connect: { timeout: conn.timeouts.connectMs },
+      headersTimeout: conn.timeouts.headersMs,
+      bodyTimeout: conn.timeouts.bodyMs,
+      maxResponseSize: MAX_RESPONSE_BYTES,
+    });
+  }
+
+  /** The request target (path + query) sent on the wire. */
+  target(path: string, query: Array<[string, string]>): string {
+    const route = `/${this.#namespace}${path}`;
+    if (this.#restRouteParams) {
+      const params = new URLSearchParams(this.#restRouteParams);
+      params.set('rest_route', route);
+      for (const [k, v] of query) params.append(k, v);
+      return `${this.#basePath}?${params.toString()}`;
+    }
+    const search = new URLSearchParams(query).toString();
+    return `${this.#basePath}${route}${search ? `?${search}` : ''}`;
+  }
+
+  /** A URL safe to put in errors and logs: no userinfo (never part of `origin`), event passwords masked. */
+  displayUrl(path: string, query: Array<[string, string]>): string {
+    const masked = query.map(([k, v]): [string, string] => (k === 'password' ? [k, '***'] : [k, v]));
+    return `${this.#origin}${this.target(path, masked)}`;
+  }
+
+  async send(req: AttemptRequest): Promise<RawResponse> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.#userAgent,
+    };
+    if (this.#authHeader) headers.authorization = this.#authHeader;
+    let payload: string | undefined;
+    if (req.body !== undefined) {
+      payload = JSON.stringify(req.body);
+      headers['content-type'] = 'application/json';
+    }
+    const res = await this.#pool.request({
+      method: req.method,
+      path: this.target(req.path, req.query),
+      headers,
+      body: payload,
+      signal: req.signal,
+    });
+    // Always read the body to the end, so the connection goes back to the pool.
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: res.headers, text, json: parseJson(text) };
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+}
+
+/**
+ * JSON, tolerating what WordPress sites put around it: a BOM, and PHP notices printed before the
+ * body when `display_errors` is on (`<br /><b>Deprecated</b>: …{"id":1}`).
+ */
+export function parseJson(text: string): unknown {
+  const s = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  try {
+    return JSON.parse(s);
+  } catch {
+    const start = s.search(/[[{]"?/);
+    if (start > 0) {
+      try {
+        return JSON.parse(s.slice(start));
+      } catch {
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,78 @@
+import type { Command } from 'commander';
+import { Redis } from 'ioredis';
+import { RunHistory } from '../../queue/history.ts';
+import { loadCliConfig, type GlobalOptions } from '../runtime.ts';
+import { intOption } from '../options.ts';
+
+function redisFor(g: GlobalOptions, configRedis?: string): Redis {
+  const url = g.redis ?? process.env.REDIS_URL ?? configRedis;
+  if (!url) throw new Error('no Redis: set REDIS_URL, --redis, or "redis" in the config (the worker\'s Redis)');
+  return new Redis(url, { maxRetriesPerRequest: 2 });
+}
+
+export function registerOps(program: Command, globals: () => GlobalOptions, setExit: (code: number) => void): void {
+  program
+    .command('runs')
+    .description('Show the run history of sources, exports and syncs (counts, failures with reasons, duration)')
+    .option('--source <name>', 'only this source/export/sync')
+    .option('--limit <n>', 'runs per name', intOption, 10)
+    .option('--json', 'JSON output')
+    .addHelpText('after', '\nExamples:\n  $ calsync runs\n  $ calsync runs --source city-feed --json')
+    .action(async (o: { source?: string; limit: number; json?: boolean }) => {
+      const g = globals();
+      const config = loadCliConfig(g);
+      const redis = redisFor(g, config.redis);
+      try {
+        const h = new RunHistory(redis, { keep: config.history.keep, pauseAfterFailures: config.history.pauseAfterFailures });
+        const runs = await h.list(o.source, o.limit);
+        const names = o.source ? [o.source] : [...new Set(runs.map((r) => r.name))];
+        const paused = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await h.paused(n)] as const)));
+        if (o.json) {
+          process.stdout.write(`${JSON.stringify({ runs, paused }, null, 2)}\n`);
+          return;
+        }
+        for (const [n, p] of Object.entries(paused)) if (p) process.stdout.write(`PAUSED ${n} since ${p.since} after ${p.failures} failed runs: ${p.lastError}\n  resume with: calsync resume ${n}\n`);
+        for (const r of runs) {
+          const ev = r.counts?.events;
+          const counts = ev ? `read ${ev.read}, ${ev.created} created, ${ev.updated} updated, ${ev.unchanged} unchanged, ${ev.skipped} skipped, ${ev.failed} failed, ${ev.retired} retired` : '';
+          process.stdout.write(`${r.startedAt} ${r.name} ${r.kind} ${r.status.toUpperCase()} ${(r.durationMs / 1000).toFixed(1)}s ${counts}${r.error ? ` — ${r.error}` : ''}\n`);
+          for (const f of r.failures.slice(0, 5)) process.stdout.write(`    failed ${f.kind} ${f.ref ?? f.slug ?? ''}: ${f.reason}\n`);
+        }
+        if (runs.length === 0) process.stdout.write('no runs recorded yet\n');
+      } finally {
+        redis.disconnect();
+      }
+    });
+
+  program
+    .command('resume')
+    .description('Resume a source/export/sync that was paused after failing several runs in a row')
+    .argument('<name>')
+    .addHelpText('after', '\nExample:\n  $ calsync resume city-feed')
+    .action(async (name: string) => {
+      const g = globals();
+      const config = loadCliConfig(g);
+      const redis = redisFor(g, config.redis);
+      try {
+        const h = new RunHistory(redis);
+        const was = await h.paused(name);
+        await h.resume(name);
+        process.stdout.write(was ? `resumed ${name} (paused since ${was.since}: ${was.lastError})\n` : `${name} was not paused\n`);
+      } finally {
+        redis.disconnect();
+      }
+    });
+
+  program
+    .command('config')
+    .description('Validate the config file and print what it declares')
+    .argument('[action]', 'check', 'check')
+    .addHelpText('after', '\nExample:\n  $ calsync --config calsync.config.json config check')
+    .action(() => {
+      const config = loadCliConfig(globals());
+      process.stdout.write(
+        `config ok: ${config.sites.length} site(s), ${config.sources.length} source(s), ${config.exports.length} export(s), ${config.syncs.length} sync(s)\n`,
+      );
+      setExit(0);
+    });
+}

@@ -1,0 +1,109 @@
+import type { Command } from 'commander';
+import { QueueEvents, type Job } from 'bullmq';
+import { JOBS } from '../../../jobs/index.ts';
+import { JOB_KINDS, QUEUES, type QueueName } from '../../queue/names.ts';
+import { reconcileSchedulers } from '../../queue/schedulers.ts';
+import { openQueues, startWorkers } from '../../queue/worker.ts';
+import { workerConnection } from '../../queue/connection.ts';
+import { formatReport, type ReportJson } from '../../sync/report.ts';
+import { createLogger } from '../../util/log.ts';
+import { ProgressLine } from '../progress.ts';
+import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
+import { splitList } from '../options.ts';
+
+export function registerWorker(program: Command, globals: () => GlobalOptions, setExit: (code: number) => void): void {
+  program
+    .command('worker')
+    .description('Run job processors for all queues (or --queues), reconcile the config\'s schedules, shut down gracefully on SIGTERM/SIGINT')
+    .option('--queues <list>', `queues to work: ${QUEUES.join(',')}`, splitList)
+    .option('--no-schedules', 'do not reconcile job schedulers with the config')
+    .addHelpText('after', '\nExamples:\n  $ REDIS_URL=redis://127.0.0.1:6379 calsync --config calsync.config.json worker\n  $ calsync worker --queues import')
+    .action(async (o: { queues?: string[]; schedules: boolean }) => {
+      const g = globals();
+      const log = createLogger({ level: g.logLevel === 'warn' ? 'info' : g.logLevel });
+      const config = loadCliConfig(g);
+      const r = await inlineRedis(g, config, log, { required: true });
+      const queues = (o.queues as QueueName[] | undefined) ?? [...QUEUES];
+      const running = await startWorkers({ config, redisUrl: r.url as string, jobs: JOBS, log, queues });
+      if (o.schedules) {
+        const q = openQueues(r.url as string);
+        const changes = await reconcileSchedulers(q, config);
+        for (const c of changes) if (c.action !== 'unchanged') log.info({ scheduler: c.id, queue: c.queue, schedule: c.schedule }, `scheduler ${c.action}`);
+        log.info({ added: count(changes, 'added'), updated: count(changes, 'updated'), removed: count(changes, 'removed'), unchanged: count(changes, 'unchanged') }, 'schedules reconciled');
+        await Promise.all(Object.values(q).map((x) => x.close()));
+      }
+      log.info({ queues }, 'worker started');
+      await new Promise<void>((resolve) => {
+        const stop = async (signal: string) => {
+          log.info({ signal }, 'shutting down: no new jobs, waiting for running ones');
+          await running.close();
+          await r.stop();
+          resolve();
+        };
+        process.once('SIGINT', () => void stop('SIGINT'));
+        process.once('SIGTERM', () => void stop('SIGTERM'));
+      });
+      setExit(0);
+    });
+
+  program
+    .command('enqueue')
+    .description('Add a job to the queue (a configured source/export/sync by name, or ad-hoc options) and optionally follow it')
+    .argument('<kind>', `job kind: ${Object.keys(JOB_KINDS).filter((k) => !k.includes('-chunk') && !k.includes('-finish') && k !== 'sync-page').join(', ')}`)
+    .argument('[location]', 'feed/file for ad-hoc imports')
+    .option('--name <name>', 'configured source/export/sync name')
+    .option('--site <site>', 'site for ad-hoc imports (REST root or config name)')
+    .option('--lang <code>', 'language', 'en')
+    .option('--window <from..to>', 'window for ad-hoc imports')
+    .option('--wait', 'follow the job\'s progress until it finishes and print its report')
+    .option('--json', 'print the report as JSON (with --wait)')
+    .addHelpText('after', '\nExamples:\n  $ calsync enqueue import-ics --name city-feed --wait\n  $ calsync enqueue import-ics https://example.org/cal.ics --site city --wait --json')
+    .action(async (kind: string, location: string | undefined, o: Record<string, unknown>) => {
+      const g = globals();
+      const log = createLogger({ level: g.logLevel });
+      const config = loadCliConfig(g);
+      const def = JOBS[kind];
+      if (!def) throw new Error(`unknown job kind "${kind}" (known: ${Object.keys(JOBS).join(', ')})`);
+      const data: Record<string, unknown> = o.name
+        ? kind.startsWith('import') ? { source: o.name } : kind === 'export-ics' ? { export: o.name } : { sync: o.name }
+        : { location, site: o.site, lang: o.lang, ...(o.window ? { window: o.window } : {}) };
+      const payload = def.payload.parse(data);
+      const r = await inlineRedis(g, config, log, { required: true });
+      const queues = openQueues(r.url as string);
+      const queue = queues[def.queue];
+      let events: QueueEvents | undefined;
+      try {
+        if (o.wait) {
+          // Subscribe before adding: QueueEvents only sees events after it starts (BullMQ docs).
+          events = new QueueEvents(def.queue, { connection: workerConnection(r.url as string) });
+          await events.waitUntilReady();
+        }
+        const job: Job = await queue.add(kind, payload);
+        process.stderr.write(`enqueued ${kind} job ${job.id} on queue "${def.queue}"\n`);
+        if (!events) return;
+        const progress = new ProgressLine();
+        events.on('progress', ({ jobId, data: p }) => {
+          if (jobId === job.id && p && typeof p === 'object') progress.update(p as never);
+        });
+        try {
+          const result = (await job.waitUntilFinished(events)) as ReportJson;
+          progress.done();
+          process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : result?.counts ? `${formatReport(result)}\n` : `${JSON.stringify(result)}\n`);
+          const failed = result?.counts && Object.values(result.counts).some((c) => c.failed > 0);
+          setExit(failed ? 2 : 0);
+        } catch (err) {
+          progress.done();
+          process.stderr.write(`job ${job.id} failed: ${(err as Error).message}\n`);
+          setExit(1);
+        }
+      } finally {
+        await events?.close();
+        await Promise.all(Object.values(queues).map((x) => x.close()));
+        await r.stop();
+      }
+    });
+}
+
+function count(changes: { action: string }[], action: string): number {
+  return changes.filter((c) => c.action === action).length;
+}

@@ -1,0 +1,51 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/load.ts';
+import { RunFailedError } from '../runs/context.ts';
+import { registerImportIcs } from './commands/import-ics.ts';
+import { registerOps } from './commands/ops.ts';
+import { registerSandbox } from './commands/sandbox.ts';
+import { registerWorker } from './commands/worker.ts';
+import type { GlobalOptions } from './runtime.ts';
+
+/** Exit codes: 0 nothing failed, 2 some items failed, 1 the run failed as a whole. */
+let exitCode = 0;
+const setExit = (code: number) => {
+  exitCode = Math.max(exitCode, code);
+};
+
+export function buildProgram(): Command {
+  const program = new Command('calsync')
+    .description('Keeps event-calendar sites fed and in sync: ICS/CSV import, ICS subscription export, site-to-site sync')
+    .option('--config <file>', 'config file (JSON or YAML; default $CALSYNC_CONFIG or ./calsync.config.json)')
+    .option('--redis <url>', 'Redis URL (default $REDIS_URL, the config, or the embedded local server)')
+    .option('--log-level <level>', 'pino log level', process.env.LOG_LEVEL ?? 'warn')
+    .showHelpAfterError();
+  const globals = () => program.opts<GlobalOptions>();
+  const importCmd = program.command('import').description('Import events, venues or organizers from a feed or file');
+  registerImportIcs(importCmd, globals, setExit);
+  registerSandbox(program);
+  registerWorker(program, globals, setExit);
+  registerOps(program, globals, setExit);
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  program.exitOverride();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode === 0 ? 0 : 1;
+      return;
+    }
+    const known = err instanceof ConfigError || err instanceof RunFailedError || (err as { code?: string }).code?.startsWith?.('calsync:');
+    process.stderr.write(`calsync: ${(err as Error).message}\n`);
+    if (!known && process.env.LOG_LEVEL === 'debug') process.stderr.write(`${(err as Error).stack}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  process.exitCode = exitCode;
+}
+
+await main(process.argv);

@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { loadConfig, parseConfig } from '../config/load.ts';
+import type { CalsyncConfig } from '../config/schema.ts';
+import { startLocalRedis, RedisUnavailableError, type LocalRedis } from '../queue/redis-server.ts';
+import type { Logger } from '../util/log.ts';
+
+export interface GlobalOptions {
+  config?: string;
+  redis?: string;
+  logLevel?: string;
+}
+
+/** The config from --config, $CALSYNC_CONFIG or ./calsync.config.(json|yaml|yml); an empty one otherwise. */
+export function loadCliConfig(opts: GlobalOptions): CalsyncConfig {
+  const file = opts.config ?? process.env.CALSYNC_CONFIG ?? ['calsync.config.json', 'calsync.config.yaml', 'calsync.config.yml'].find((f) => existsSync(f));
+  if (!file) return parseConfig({}, '(no config file)');
+  return loadConfig(file);
+}
+
+export interface InlineRedis {
+  redis?: Redis;
+  url?: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Redis for an inline CLI run: --redis / $REDIS_URL / the config's, else the embedded local
+ * server under the data dir (so the ledger persists and reruns send no writes), else none (the
+ * run still creates no duplicates, it only rewrites unchanged events).
+ */
+export async function inlineRedis(opts: GlobalOptions, config: CalsyncConfig, log: Logger, { required = false } = {}): Promise<InlineRedis> {
+  const url = opts.redis ?? process.env.REDIS_URL ?? config.redis;
+  if (url) {
+    const redis = new Redis(url, { maxRetriesPerRequest: null });
+    return { redis, url, stop: async () => void redis.disconnect() };
+  }
+  let local: LocalRedis;
+  try {
+    local = await startLocalRedis({ dataDir: path.join(config.dataDir, 'redis') });
+  } catch (err) {
+    if (required || !(err instanceof RedisUnavailableError)) throw err;
+    log.warn('no Redis available: the ledger is kept in memory for this run only, so a rerun rewrites unchanged events (it never duplicates them). Set REDIS_URL or install redis-server to keep it.');
+    return { stop: async () => undefined };
+  }
+  const redis = new Redis(local.url, { maxRetriesPerRequest: null });
+  return {
+    redis,
+    url: local.url,
+    stop: async () => {
+      await redis.quit().catch(() => undefined);
+      await local.stop();
+    },
+  };
+}

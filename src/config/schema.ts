@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import { Language } from '../model/languages.ts';
+
+const CRON = /^(\S+\s+){4,5}\S+$/;
+const INTERVAL = /^\d+(ms|s|m|h|d)$/;
+
+/** A cron expression (5 or 6 fields) or an interval like "30m". */
+export const Schedule = z.string().refine((s) => CRON.test(s.trim()) || INTERVAL.test(s.trim()), {
+  message: 'expected a cron expression or an interval like "30m"',
+});
+
+export function intervalMs(schedule: string): number | undefined {
+  const m = /^(\d+)(ms|s|m|h|d)$/.exec(schedule.trim());
+  if (!m) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms'];
+  return Number(m[1]) * unit;
+}
+
+const noInlineSecret = (field: string, ref: string) =>
+  z.never({ error: `secrets are not allowed inline; put it in an environment variable and name it with "${ref}"` }).optional().describe(field);
+
+export const SiteAuth = z.union([
+  z.strictObject({ user: z.string().min(1), passwordEnv: z.string().min(1), password: noInlineSecret('password', 'passwordEnv') }),
+  z.strictObject({ tokenEnv: z.string().min(1), token: noInlineSecret('token', 'tokenEnv') }),
+]);
+
+export const SiteConfig = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
+  restRoot: z.url({ protocol: /^https?$/ }),
+  namespace: z.string().default('calendar/events/v1'),
+  auth: SiteAuth.optional(),
+  languages: z.array(Language).min(1).default(['en']),
+  /** Requests in flight to this site per run. */
+  concurrency: z.number().int().min(1).max(64).default(8),
+  /** Requests per second across ALL workers (Redis-backed). */
+  requestsPerSecond: z.number().positive().optional(),
+});
+export type SiteConfig = z.infer<typeof SiteConfig>;
+
+const RetirePolicy = z.enum(['keep', 'draft', 'trash', 'delete']);
+const OnEdit = z.enum(['overwrite', 'preserve']);
+
+const SourceBase = {
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
+  site: z.string(),
+  language: Language.default('en'),
+  schedule: Schedule.optional(),
+  status: z.enum(['publish', 'draft']).default('publish'),
+  defaultTimezone: z.string().default('UTC'),
+  createTerms: z.boolean().default(true),
+  /** Hosts or CIDRs exempt from the SSRF guard (trusted internal feeds). */
+  allow: z.array(z.string()).default([]),
+};
+
+export const IcsSourceConfig = z.strictObject({
+  ...SourceBase,
+  kind: z.literal('ics'),
+  /** URL (http, https, webcal) or, for local demos, a file path. */
+  url: z.string().min(1),
+  horizonDays: z.number().int().min(1).max(3660).default(365),
+  pastDays: z.number().int().min(0).max(3660).default(0),
+  retire: RetirePolicy.default('keep'),
+  onEdit: OnEdit.default('overwrite'),
+  maxRetireShare: z.number().min(0).max(1).default(0.5),
+  categoriesAs: z.enum(['categories', 'tags']).default('categories'),
+});
+
+export const CsvSourceConfig = z.strictObject({
+  ...SourceBase,
+  kind: z.literal('csv'),
+  url: z.string().min(1),
+  csvKind: z.enum(['events', 'venues', 'organizers']).default('events'),
+  map: z.record(z.string(), z.string()).optional(),
+  key: z.string().optional(),
+  dateFormat: z.string().optional(),
+  encoding: z.string().default('auto'),
+  delimiter: z.enum(['auto', ',', ';', '\t', '|']).default('auto'),
+  chunkSize: z.number().int().min(10).max(10_000).default(500),
+});
+
+export const SourceConfig = z.discriminatedUnion('kind', [IcsSourceConfig, CsvSourceConfig]);
+export type SourceConfig = z.infer<typeof SourceConfig>;
+export type IcsSourceConfig = z.infer<typeof IcsSourceConfig>;
+export type CsvSourceConfig = z.infer<typeof CsvSourceConfig>;
+
+/** `2026-01-01`, or relative to now: `-30d`, `+365d`, `+12w`. */
+export const DateSpec = z.string().regex(/^([+-]\d+[dw]|\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?|now|today)$/, 'expected a date (YYYY-MM-DD) or a relative offset like -30d or +365d');
+
+export const ExportConfig = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
+  site: z.string(),
+  languages: z.array(Language).min(1).optional(),
+  from: DateSpec.default('-30d'),
+  to: DateSpec.default('+365d'),
+  categories: z.array(z.union([z.string(), z.number()])).optional(),
+  tags: z.array(z.union([z.string(), z.number()])).optional(),
+  venue: z.array(z.number()).optional(),
+  organizer: z.array(z.number()).optional(),
+  featured: z.boolean().optional(),
+  search: z.string().optional(),
+  status: z.string().optional(),
+  schedule: Schedule.optional(),
+  outDir: z.string().default('.data/feeds'),
+  refreshInterval: z.string().default('PT1H'),
+});
+export type ExportConfig = z.infer<typeof ExportConfig>;
+
+export const SyncConfig = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
+  from: z.string(),
+  to: z.string(),
+  languages: z.array(Language).min(1).optional(),
+  window: z.object({ from: DateSpec, to: DateSpec }).default({ from: '-30d', to: '+365d' }),
+  retire: RetirePolicy.default('keep'),
+  onEdit: OnEdit.default('overwrite'),
+  schedule: Schedule.optional(),
+});
+export type SyncConfig = z.infer<typeof SyncConfig>;
+
+export const CalsyncConfig = z
+  .strictObject({
+    /** Redis URL; omit for the embedded default (a local redis-server under .data/). */
+    redis: z.string().optional(),
+    dataDir: z.string().default('.data'),
+    sites: z.array(SiteConfig).default([]),
+    sources: z.array(SourceConfig).default([]),
+    exports: z.array(ExportConfig).default([]),
+    syncs: z.array(SyncConfig).default([]),
+    worker: z
+      .strictObject({
+        concurrency: z.partialRecord(z.enum(['import', 'export', 'sync']), z.number().int().min(1).max(64)).default({}),
+        shutdownTimeoutMs: z.number().int().min(1000).default(30_000),
+      })
+      .default({ concurrency: {}, shutdownTimeoutMs: 30_000 }),
+    serve: z
+      .strictObject({
+        port: z.number().int().min(0).max(65535).default(8788),
+        host: z.string().default('127.0.0.1'),
+        basicAuth: z.strictObject({ user: z.string(), passwordEnv: z.string() }).optional(),
+        publicUrl: z.string().optional(),
+      })
+      .default({ port: 8788, host: '127.0.0.1' }),
+    history: z.strictObject({ keep: z.number().int().min(1).default(50), pauseAfterFailures: z.number().int().min(1).default(5) }).default({ keep: 50, pauseAfterFailures: 5 }),
+  })
+  .superRefine((c, ctx) => {
+    const sites = new Set(c.sites.map((s) => s.name));
+    const dup = (list: { name: string }[], path: string) => {
+      const seen = new Set<string>();
+      list.forEach((x, i) => {
+        if (seen.has(x.name)) ctx.addIssue({ code: 'custom', path: [path, i, 'name'], message: `duplicate name "${x.name}"` });
+        seen.add(x.name);
+      });
+    };
+    dup(c.sites, 'sites');
+    dup(c.sources, 'sources');
+    dup(c.exports, 'exports');
+    dup(c.syncs, 'syncs');
+    const needSite = (name: string, path: (string | number)[]) => {
+      if (!sites.has(name) && !/^https?:\/\//.test(name)) ctx.addIssue({ code: 'custom', path, message: `unknown site "${name}" (declare it under sites, or give a REST root URL)` });
+    };
+    c.sources.forEach((s, i) => needSite(s.site, ['sources', i, 'site']));
+    c.exports.forEach((s, i) => needSite(s.site, ['exports', i, 'site']));
+    c.syncs.forEach((s, i) => {
+      needSite(s.from, ['syncs', i, 'from']);
+      needSite(s.to, ['syncs', i, 'to']);
+    });
+  });
+export type CalsyncConfig = z.infer<typeof CalsyncConfig>;

@@ -1,0 +1,86 @@
+import type { SiteConnection } from '../api/index.ts';
+import { slugify } from '../model/identity.ts';
+import type { Language } from '../model/languages.ts';
+import type { CalsyncConfig, SiteConfig } from './schema.ts';
+
+/** A site the worker can talk to: its connection (with credentials) and a stable key for Redis state. */
+export interface ResolvedSite {
+  key: string;
+  name: string;
+  connection: SiteConnection;
+  languages: Language[];
+  concurrency: number;
+  requestsPerSecond?: number;
+}
+
+export class UnknownSiteError extends Error {
+  readonly code = 'calsync:unknown-site';
+  constructor(name: string, known: string[]) {
+    super(`unknown site "${name}": give a REST root URL (e.g. http://127.0.0.1:8787/wp-json) or one of the config's sites${known.length ? ` (${known.join(', ')})` : ''}`);
+    this.name = 'UnknownSiteError';
+  }
+}
+
+export class MissingSecretError extends Error {
+  readonly code = 'calsync:missing-secret';
+  constructor(site: string, variable: string) {
+    super(`site "${site}" needs its credential in the environment variable ${variable}, which is not set`);
+    this.name = 'MissingSecretError';
+  }
+}
+
+function authFromEnv(env: NodeJS.ProcessEnv): SiteConnection['auth'] {
+  if (env.CALSYNC_TOKEN) return { kind: 'bearer', token: env.CALSYNC_TOKEN };
+  if (env.CALSYNC_USER && env.CALSYNC_PASSWORD) return { kind: 'basic', user: env.CALSYNC_USER, password: env.CALSYNC_PASSWORD };
+  return undefined;
+}
+
+export function siteKeyFor(restRoot: string, namespace: string): string {
+  const u = new URL(restRoot);
+  return slugify(`${u.hostname}-${u.port}${u.pathname}-${namespace}`, 120);
+}
+
+/**
+ * Resolves `--site` (a config site name or a REST root URL). Credentials come from the config's
+ * env references or CALSYNC_USER/CALSYNC_PASSWORD/CALSYNC_TOKEN — never from a flag or a job payload.
+ */
+export function resolveSite(nameOrUrl: string, config?: CalsyncConfig, opts: { namespace?: string; env?: NodeJS.ProcessEnv } = {}): ResolvedSite {
+  const env = opts.env ?? process.env;
+  const fromConfig = config?.sites.find((s) => s.name === nameOrUrl);
+  if (fromConfig) return fromSiteConfig(fromConfig, env, opts.namespace);
+  if (!/^https?:\/\//.test(nameOrUrl)) throw new UnknownSiteError(nameOrUrl, config?.sites.map((s) => s.name) ?? []);
+  const url = new URL(nameOrUrl);
+  if (url.username || url.password) throw new Error('put credentials in CALSYNC_USER/CALSYNC_PASSWORD (or CALSYNC_TOKEN), not in the site URL');
+  const namespace = opts.namespace ?? 'calendar/events/v1';
+  const restRoot = nameOrUrl.replace(/\/+$/, '');
+  return {
+    key: siteKeyFor(restRoot, namespace),
+    name: url.host,
+    connection: { restRoot, namespace, auth: authFromEnv(env) },
+    languages: ['en'],
+    concurrency: 8,
+  };
+}
+
+function fromSiteConfig(s: SiteConfig, env: NodeJS.ProcessEnv, namespace?: string): ResolvedSite {
+  let auth: SiteConnection['auth'];
+  if (s.auth && 'passwordEnv' in s.auth) {
+    const password = env[s.auth.passwordEnv];
+    if (!password) throw new MissingSecretError(s.name, s.auth.passwordEnv);
+    auth = { kind: 'basic', user: s.auth.user, password };
+  } else if (s.auth && 'tokenEnv' in s.auth) {
+    const token = env[s.auth.tokenEnv];
+    if (!token) throw new MissingSecretError(s.name, s.auth.tokenEnv);
+    auth = { kind: 'bearer', token };
+  } else {
+    auth = authFromEnv(env);
+  }
+  return {
+    key: s.name,
+    name: s.name,
+    connection: { restRoot: s.restRoot.replace(/\/+$/, ''), namespace: namespace ?? s.namespace, auth, connections: s.concurrency },
+    languages: s.languages,
+    concurrency: s.concurrency,
+    requestsPerSecond: s.requestsPerSecond,
+  };
+}

@@ -1,0 +1,372 @@
+import { WINDOWS_ZONES } from './windows-zones.ts';
+
+/**
+ * Time-zone helpers shared by every source: civil-date arithmetic, IANA zone lookup and wall-time <->
+ * instant conversion through `Intl` (the runtime's tzdata), resolution of the names calendars use
+ * (IANA ids, legacy aliases, Windows ids and Outlook display labels, offset labels) and matching a set
+ * of observed UTC offsets to an IANA zone.
+ *
+ * Times are plain numbers of SECONDS: "UTC seconds" are instants (Unix time), "local seconds" are a wall
+ * clock reading encoded the same way (the wall time read as if it were UTC). Nothing here uses the host
+ * time zone or `Date` field getters, so results do not depend on `TZ`. Civil arithmetic is our own because
+ * `Date.UTC` maps years 0-99 to 1900-1999 (VTIMEZONEs start in 1601 or even 0001).
+ */
+
+const DAY = 86_400;
+
+export interface CivilDate {
+  y: number;
+  m: number;
+  d: number;
+}
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+export function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
+}
+
+export function civilFromDays(days: number): CivilDate {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  return { y: yoe + era * 400 + (m <= 2 ? 1 : 0), m, d };
+}
+
+/** Weekday of a day number, Monday = 0 ... Sunday = 6 (1970-01-01 was a Thursday). */
+export function weekdayOf(days: number): number {
+  return (((days + 3) % 7) + 7) % 7;
+}
+
+export function isLeapYear(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+export function daysInMonth(y: number, m: number): number {
+  return m === 2 ? (isLeapYear(y) ? 29 : 28) : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
+}
+
+/** Local or UTC seconds from fields; validates the fields (returns undefined for 2017-10-32). */
+export function secondsFromFields(y: number, m: number, d: number, hh = 0, mi = 0, ss = 0): number | undefined {
+  if (!(m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m) && hh >= 0 && hh <= 23 && mi >= 0 && mi <= 59)) return undefined;
+  // A leap second (ss = 60) is folded onto the next second rather than rejected.
+  if (!(ss >= 0 && ss <= 60)) return undefined;
+  return daysFromCivil(y, m, d) * DAY + hh * 3600 + mi * 60 + ss;
+}
+
+const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+
+/** `YYYY-MM-DD` of a day number. */
+export function formatDay(days: number): string {
+  const { y, m, d } = civilFromDays(days);
+  return `${pad(y, 4)}-${pad(m)}-${pad(d)}`;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` of local seconds: the draft wall-time format. */
+export function formatWall(sec: number): string {
+  const days = Math.floor(sec / DAY);
+  const r = sec - days * DAY;
+  return `${formatDay(days)} ${pad(Math.floor(r / 3600))}:${pad(Math.floor((r % 3600) / 60))}:${pad(r % 60)}`;
+}
+
+/** `YYYY-MM-DDTHH:MM:SS` (no zone designator): used for floating occurrence keys. */
+export function formatLocalIso(sec: number): string {
+  return formatWall(sec).replace(' ', 'T');
+}
+
+/** `YYYY-MM-DDTHH:MM:SSZ` of UTC seconds. */
+export function formatUtcIso(sec: number): string {
+  return `${formatLocalIso(sec)}Z`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// IANA zones through Intl
+// ---------------------------------------------------------------------------------------------
+
+const canonicalCache = new Map<string, string | null>();
+
+/**
+ * The runtime's canonical spelling of an IANA zone (`US/Eastern` -> `America/New_York`,
+ * `europe/berlin` -> `Europe/Berlin`, `Etc/GMT` -> `UTC`), or undefined when Intl does not know it.
+ */
+export function canonicalZone(name: string): string | undefined {
+  if (!name) return undefined;
+  let hit = canonicalCache.get(name);
+  if (hit === undefined) {
+    try {
+      hit = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    } catch {
+      hit = null;
+    }
+    canonicalCache.set(name, hit);
+  }
+  return hit ?? undefined;
+}
+
+export function isValidZone(name: string): boolean {
+  return canonicalZone(name) !== undefined;
+}
+
+let allZones: string[] | undefined;
+/** Every zone the runtime knows (canonical names only). */
+export function allZoneNames(): string[] {
+  allZones ??= Intl.supportedValuesOf('timeZone');
+  return allZones;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const WALL_RE = /^(\d+)\/(\d+)\/(\d+),? (\d+):(\d+):(\d+)$/;
+
+function rawOffset(zone: string, utcSec: number): number {
+  let f = formatters.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
+      hour: 'numeric', minute: 'numeric', second: 'numeric',
+    });
+    formatters.set(zone, f);
+  }
+  // `format` + a regex is about twice as fast as `formatToParts` and the en-US shape is fixed.
+  const m = WALL_RE.exec(f.format(new Date(utcSec * 1000)));
+  if (!m) throw new Error(`unexpected Intl output for ${zone}`);
+  const local = daysFromCivil(+m[3], +m[1], +m[2]) * DAY + +m[4] * 3600 + +m[5] * 60 + +m[6];
+  return local - utcSec;
+}
+
+const BUCKET = 900;
+const offsetCache = new Map<string, Map<number, number>>();
+
+/**
+ * UTC offset (seconds, east positive) of `zone` at an instant. Cached per zone and 15-minute bucket when
+ * the offset is the same at both ends of the bucket (all modern transitions fall on quarter hours).
+ */
+export function offsetAt(zone: string, utcSec: number): number {
+  if (zone === 'UTC') return 0;
+  let cache = offsetCache.get(zone);
+  if (!cache) offsetCache.set(zone, (cache = new Map()));
+  const b = Math.floor(utcSec / BUCKET);
+  const hit = cache.get(b);
+  if (hit !== undefined) return hit;
+  const a = rawOffset(zone, b * BUCKET);
+  if (rawOffset(zone, b * BUCKET + BUCKET - 1) === a) {
+    if (cache.size > 200_000) cache.clear();
+    cache.set(b, a);
+    return a;
+  }
+  return rawOffset(zone, utcSec);
+}
+
+/** Wall time of an instant in `zone`. */
+export function utcToWall(zone: string, utcSec: number): number {
+  return utcSec + offsetAt(zone, utcSec);
+}
+
+/**
+ * The instant of a wall time in `zone`, with Temporal's "compatible" disambiguation: a time repeated at the
+ * end of DST takes the earlier instant, a time skipped at the start of DST is moved forward by the gap
+ * (RFC 5545 3.3.5 asks for the same).
+ */
+export function wallToUtc(zone: string, localSec: number): number {
+  if (zone === 'UTC') return localSec;
+  const early = offsetAt(zone, localSec - DAY);
+  const late = offsetAt(zone, localSec + DAY);
+  if (early === late) return localSec - early;
+  const t1 = localSec - early;
+  const t2 = localSec - late;
+  const ok1 = offsetAt(zone, t1) === early;
+  const ok2 = offsetAt(zone, t2) === late;
+  if (ok1 && ok2) return Math.min(t1, t2);
+  if (ok1) return t1;
+  if (ok2) return t2;
+  return t1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names calendars use for zones
+// ---------------------------------------------------------------------------------------------
+
+export type ZoneVia = 'iana' | 'alias' | 'windows' | 'offset';
+export interface ResolvedZoneName {
+  zone: string;
+  via: ZoneVia;
+}
+
+function normalizeLabel(label: string): string {
+  return label
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/^"+|"+$/g, '')
+    .replace(/\\,/g, ',')
+    .replace(/;/g, ',')
+    .replace(/\band\b/gi, '&')
+    .replace(/\s+/g, ' ')
+    .replace(/\s*:\s*/g, ':')
+    .replace(/\s*,\s*/g, ', ')
+    .trim()
+    .toLowerCase();
+}
+
+const OFFSET_PREFIX = /^\((?:utc|gmt)(?:\s*([+-]\d{1,2}):?(\d{2})?)?\)\s*/i;
+
+let labelIndex: Map<string, string> | undefined;
+function windowsIndex(): Map<string, string> {
+  if (labelIndex) return labelIndex;
+  labelIndex = new Map();
+  const add = (label: string, zone: string): void => {
+    const key = normalizeLabel(label);
+    if (key && !labelIndex!.has(key)) labelIndex!.set(key, zone);
+  };
+  // Exact ids and labels first, then labels without their "(UTC+01:00) " prefix, so an exact entry wins.
+  for (const [label, zone] of Object.entries(WINDOWS_ZONES)) add(label, zone);
+  for (const [label, zone] of Object.entries(WINDOWS_ZONES)) add(label.replace(OFFSET_PREFIX, ''), zone);
+  return labelIndex;
+}
+
+/** A Windows zone id or Outlook display label (`W. Europe Standard Time`, `(UTC-05:00) Eastern Time (US and Canada)`). */
+export function windowsZoneToIana(label: string): string | undefined {
+  const idx = windowsIndex();
+  const key = normalizeLabel(label);
+  const hit = idx.get(key) ?? idx.get(key.replace(OFFSET_PREFIX, ''));
+  if (hit) return canonicalZone(hit) ?? hit;
+  return undefined;
+}
+
+/** Offset encoded in a label such as `(UTC-05:00) ...`, `UTC+2`, `GMT-04:30`, `+0530` (seconds). */
+export function offsetFromLabel(label: string): number | undefined {
+  const s = label.trim().replace(/^"|"$/g, '');
+  const m = /^\(?(?:utc|gmt)?\s*([+-])(\d{1,2})(?::?(\d{2}))?\)?/i.exec(s);
+  if (!m) return /^\(?(?:utc|gmt)\)?$/i.test(s) || /^\((?:utc|gmt)\)/i.test(s) ? 0 : undefined;
+  const h = +m[2];
+  const mi = m[3] ? +m[3] : 0;
+  if (h > 14 || mi > 59) return undefined;
+  return (m[1] === '-' ? -1 : 1) * (h * 3600 + mi * 60);
+}
+
+/**
+ * The IANA zone for a fixed UTC offset: `UTC`, or `Etc/GMT-N` (POSIX-inverted sign) for whole hours.
+ * Offsets that are not whole hours have no Etc zone; callers match them against real zones instead.
+ */
+export function fixedOffsetZone(offsetSec: number): string | undefined {
+  if (offsetSec === 0) return 'UTC';
+  if (offsetSec % 3600 !== 0) return undefined;
+  const h = offsetSec / 3600;
+  if (h < -12 || h > 14) return undefined;
+  return `Etc/GMT${h > 0 ? '-' : '+'}${Math.abs(h)}`;
+}
+
+let byCity: Map<string, string | null> | undefined;
+function zoneByCity(city: string): string | undefined {
+  if (!byCity) {
+    byCity = new Map();
+    for (const z of allZoneNames()) {
+      const key = z.split('/').pop()!.toLowerCase();
+      byCity.set(key, byCity.has(key) ? null : z);
+    }
+  }
+  return byCity.get(city.toLowerCase()) ?? undefined;
+}
+
+/**
+ * Resolve a zone name as calendars write it, without any VTIMEZONE: an IANA id (canonicalized, so legacy
+ * links like `US/Eastern` become `America/New_York`), a Windows id or display label, `US-Eastern` style
+ * dashes, an unknown region with a known city (`Germany/Berlin`), or an offset label (`UTC+2`).
+ */
+export function resolveZoneName(raw: string): ResolvedZoneName | undefined {
+  const name = raw.trim().replace(/^"+|"+$/g, '').trim();
+  if (!name) return undefined;
+  const iana = canonicalZone(name);
+  if (iana) return { zone: iana, via: iana === name ? 'iana' : 'alias' };
+  const win = windowsZoneToIana(name);
+  if (win) return { zone: win, via: 'windows' };
+  // "/mozilla.org/20070129_1/Europe/Berlin" and similar prefixed ids.
+  const tail = /([A-Za-z_]+\/[A-Za-z_+-]+(?:\/[A-Za-z_+-]+)?)$/.exec(name)?.[1];
+  if (tail && tail !== name) {
+    const z = canonicalZone(tail);
+    if (z) return { zone: z, via: 'alias' };
+  }
+  if (!name.includes('/') && /^[A-Za-z]+-[A-Za-z_-]+$/.test(name)) {
+    const z = canonicalZone(name.replace('-', '/'));
+    if (z) return { zone: z, via: 'alias' };
+  }
+  const parts = name.split('/');
+  if (parts.length >= 2 && /^[A-Za-z_]+$/.test(parts[parts.length - 1])) {
+    const z = zoneByCity(parts[parts.length - 1]);
+    if (z) return { zone: z, via: 'alias' };
+  }
+  const off = offsetFromLabel(name);
+  if (off !== undefined) {
+    const z = fixedOffsetZone(off);
+    if (z) return { zone: z, via: 'offset' };
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching observed offsets to a zone (custom VTIMEZONEs)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Zones tried first, in this order, when several share the same rules: the zone people most likely mean
+ * for a rule set (a German university's "CampusNetZeit" is Europe/Berlin, not Africa/Ceuta).
+ */
+const PREFERRED_ZONES = [
+  'Europe/Berlin', 'Europe/London', 'America/New_York', 'America/Chicago', 'America/Denver', 'America/Phoenix',
+  'America/Los_Angeles', 'America/Anchorage', 'Pacific/Honolulu', 'America/Halifax', 'America/St_Johns',
+  'America/Sao_Paulo', 'America/Mexico_City', 'Europe/Helsinki', 'Europe/Athens', 'Europe/Moscow', 'Europe/Istanbul',
+  'Asia/Jerusalem', 'Asia/Dubai', 'Asia/Tehran', 'Asia/Karachi', 'Asia/Kolkata', 'Asia/Kathmandu', 'Asia/Dhaka',
+  'Asia/Bangkok', 'Asia/Shanghai', 'Asia/Singapore', 'Asia/Tokyo', 'Australia/Brisbane', 'Australia/Sydney',
+  'Australia/Adelaide', 'Australia/Darwin', 'Australia/Perth', 'Pacific/Auckland', 'Africa/Johannesburg', 'Africa/Lagos',
+  'Africa/Cairo', 'Africa/Nairobi', 'UTC',
+];
+
+/** One observed (instant, offset) pair a candidate zone must reproduce. */
+export type OffsetSample = readonly [utcSec: number, offsetSec: number];
+
+export interface ZoneMatch {
+  zone: string;
+  /** Samples the zone got wrong (0 = exact match). */
+  misses: number;
+  samples: number;
+}
+
+/**
+ * The first zone (in `preferred` order, then a list of well-known zones, then Windows' primary zones, then
+ * every zone) whose offsets equal all samples; failing that, the one with the fewest misses. Stops at the
+ * first miss per candidate, so a full scan costs a few thousand cached offset lookups.
+ */
+export function findZoneByOffsets(samples: readonly OffsetSample[], preferred: readonly string[] = []): ZoneMatch | undefined {
+  if (samples.length === 0) return undefined;
+  const seen = new Set<string>();
+  let best: ZoneMatch | undefined;
+  const consider = (name: string): ZoneMatch | undefined => {
+    const zone = canonicalZone(name);
+    if (!zone || seen.has(zone)) return undefined;
+    seen.add(zone);
+    let misses = 0;
+    for (const [t, off] of samples) {
+      if (offsetAt(zone, t) !== off) {
+        misses++;
+        if (best && misses >= best.misses) return undefined;
+      }
+    }
+    const m = { zone, misses, samples: samples.length };
+    if (!best || misses < best.misses) best = m;
+    return misses === 0 ? m : undefined;
+  };
+  for (const list of [preferred, PREFERRED_ZONES, Object.values(WINDOWS_ZONES), allZoneNames()]) {
+    for (const z of list) {
+      const hit = consider(z);
+      if (hit) return hit;
+    }
+  }
+  return best;
+}

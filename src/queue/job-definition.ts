@@ -1,0 +1,36 @@
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { CalsyncConfig } from '../config/schema.ts';
+import type { RunContext } from '../runs/context.ts';
+import type { RunHistory } from './history.ts';
+import type { JobKind, QueueName } from './names.ts';
+
+/** What every processor gets from the worker that runs it. */
+export interface JobDeps {
+  config: CalsyncConfig;
+  redis: Redis;
+  redisUrl: string;
+  prefix: string;
+  log: Logger;
+  history: RunHistory;
+  limiterFor: NonNullable<RunContext['limiterFor']>;
+}
+
+/**
+ * A job kind: its payload schema (payloads hold references such as a source or site name, never
+ * data or secrets) and its processor, thin glue over `src/runs/`.
+ */
+export interface JobDefinition<S extends z.ZodType = z.ZodType, R = unknown> {
+  name: JobKind;
+  queue: QueueName;
+  payload: S;
+  /** Name runs are recorded under in the history (source/export/sync name). */
+  historyName(payload: z.infer<S>): string;
+  process(job: Job<z.infer<S>>, payload: z.infer<S>, deps: JobDeps, signal?: AbortSignal): Promise<R>;
+}
+
+export function defineJob<S extends z.ZodType, R>(def: JobDefinition<S, R>): JobDefinition<S, R> {
+  return def;
+}

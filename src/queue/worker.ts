@@ -1,0 +1,143 @@
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { CalsyncConfig } from '../config/schema.ts';
+import { RunFailedError } from '../runs/context.ts';
+import type { ReportJson } from '../sync/report.ts';
+import { workerConnection } from './connection.ts';
+import { RunHistory } from './history.ts';
+import type { JobDefinition, JobDeps } from './job-definition.ts';
+import { QUEUES, RETENTION, type QueueName } from './names.ts';
+import { RedisRateLimiter } from './rate-limiter.ts';
+
+export interface WorkerOptions {
+  config: CalsyncConfig;
+  redisUrl: string;
+  jobs: Record<string, JobDefinition>;
+  log: Logger;
+  /** BullMQ key prefix; tests isolate themselves with a random one. @defaultValue 'calsync' */
+  prefix?: string;
+  queues?: QueueName[];
+  /** Jobs in flight per queue. */
+  concurrency?: Partial<Record<QueueName, number>>;
+}
+
+export interface RunningWorkers {
+  workers: Worker[];
+  deps: JobDeps;
+  /** Stop taking jobs, let running ones finish up to `timeoutMs`, then cut them off (they are retried). */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+/** Runs that fail as a whole for reasons a retry cannot fix. */
+const UNRECOVERABLE = new Set(['uid-churn', 'aborted']);
+
+export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
+  const prefix = o.prefix ?? 'calsync';
+  const redis = workerConnection(o.redisUrl);
+  const history = new RunHistory(redis, { prefix, keep: o.config.history.keep, pauseAfterFailures: o.config.history.pauseAfterFailures });
+  const limiters = new Map<string, RedisRateLimiter | undefined>();
+  const deps: JobDeps = {
+    config: o.config,
+    redis,
+    redisUrl: o.redisUrl,
+    prefix,
+    log: o.log,
+    history,
+    limiterFor: (siteKey) => {
+      if (!limiters.has(siteKey)) {
+        const site = o.config.sites.find((s) => s.name === siteKey);
+        limiters.set(siteKey, site?.requestsPerSecond ? new RedisRateLimiter(redis, `${prefix}:ratelimit:${siteKey}`, site.requestsPerSecond) : undefined);
+      }
+      return limiters.get(siteKey);
+    },
+  };
+
+  const process = async (job: Job, _token?: string, signal?: AbortSignal) => {
+    const def = o.jobs[job.name];
+    if (!def) throw new UnrecoverableError(`unknown job kind "${job.name}"`);
+    const parsed = def.payload.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`invalid ${job.name} payload: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    const name = def.historyName(parsed.data);
+    const paused = await history.paused(name);
+    if (paused) {
+      o.log.warn({ jobId: job.id, name }, 'source is paused; run skipped');
+      return { paused: true, name, lastError: paused.lastError };
+    }
+    const started = Date.now();
+    try {
+      const result = await def.process(job, parsed.data, deps, signal);
+      if (isReport(result)) await history.record(RunHistory.fromReport(name, result, job.id));
+      return result;
+    } catch (err) {
+      const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || err instanceof UnrecoverableError || (err instanceof RunFailedError && UNRECOVERABLE.has(err.code));
+      if (finalAttempt && !(err instanceof UnrecoverableError && String(err.message).startsWith('invalid '))) {
+        const { paused: nowPaused } = await history.record({
+          id: String(job.id),
+          name,
+          kind: job.name,
+          status: 'failed',
+          startedAt: new Date(started).toISOString(),
+          durationMs: Date.now() - started,
+          failures: [],
+          error: (err as Error).message,
+          jobId: job.id,
+        });
+        if (nowPaused) o.log.error({ name }, `paused after ${o.config.history.pauseAfterFailures} failed runs in a row; \`calsync resume ${name}\` resumes it`);
+      }
+      if (err instanceof RunFailedError && UNRECOVERABLE.has(err.code)) throw new UnrecoverableError(err.message);
+      throw err;
+    }
+  };
+
+  const queues = o.queues ?? [...QUEUES];
+  const workers = queues.map((q) => {
+    const w = new Worker(q, process, {
+      connection: workerConnection(o.redisUrl),
+      prefix,
+      concurrency: o.concurrency?.[q] ?? o.config.worker.concurrency[q] ?? (q === 'import' ? 4 : 2),
+      removeOnComplete: RETENTION.removeOnComplete,
+      removeOnFail: RETENTION.removeOnFail,
+      lockDuration: 60_000,
+    });
+    // Without an error listener a worker may stop processing (BullMQ docs).
+    w.on('error', (err) => o.log.error({ err: err.message, queue: q }, 'worker error'));
+    w.on('failed', (job, err) => o.log.warn({ jobId: job?.id, job: job?.name, err: err.message }, 'job failed'));
+    w.on('completed', (job) => o.log.info({ jobId: job.id, job: job.name }, 'job completed'));
+    return w;
+  });
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+
+  return {
+    workers,
+    deps,
+    async close(timeoutMs = o.config.worker.shutdownTimeoutMs) {
+      // worker.close() waits for active jobs with no timeout and can hang when Redis is gone
+      // (bullmq #4656): race it against a timer, then force.
+      const graceful = Promise.all(workers.map((w) => w.close()));
+      const timedOut = await Promise.race([graceful.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), timeoutMs).unref())]);
+      if (timedOut) {
+        o.log.warn({ timeoutMs }, 'jobs still running at the shutdown timeout; cutting them off (they will be retried)');
+        await Promise.all(workers.map((w) => w.close(true).catch(() => undefined)));
+      }
+      redis.disconnect();
+    },
+  };
+}
+
+function isReport(x: unknown): x is ReportJson {
+  return !!x && typeof x === 'object' && 'counts' in x && 'run' in x;
+}
+
+/** Producer side: one Queue per family, with retention and retry defaults. */
+export function openQueues(redisUrl: string, prefix = 'calsync'): Record<QueueName, Queue> {
+  const out = {} as Record<QueueName, Queue>;
+  for (const q of QUEUES) {
+    out[q] = new Queue(q, {
+      connection: workerConnection(redisUrl),
+      prefix,
+      defaultJobOptions: { attempts: 3, backoff: { type: 'exponential', delay: 5000, jitter: 0.5 }, ...RETENTION },
+    });
+    out[q].on('error', () => undefined);
+  }
+  return out;
+}

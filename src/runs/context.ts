@@ -1,0 +1,43 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Language } from '../model/languages.ts';
+import { MemoryLedger, RedisLedger, type Ledger } from '../sync/ledger.ts';
+import { MemoryState, RedisState, type StateStore } from '../sync/state.ts';
+
+/** Progress of a run, reported to BullMQ job progress or the CLI's progress bar. */
+export interface RunProgress {
+  phase: string;
+  done: number;
+  total?: number;
+}
+
+/** What a run gets from whoever runs it (CLI inline, or a BullMQ job). */
+export interface RunContext {
+  /** Redis for ledger and state; without it a run keeps them in memory (still no duplicates). */
+  redis?: Redis;
+  prefix?: string;
+  log?: Logger;
+  signal?: AbortSignal;
+  runId?: string;
+  onProgress?: (p: RunProgress) => void | Promise<void>;
+  /** External rate limiter shared by all workers for a site. */
+  limiterFor?: (siteKey: string) => { acquire(signal?: AbortSignal): Promise<void> } | undefined;
+}
+
+export function ledgerFor(ctx: RunContext, scope: { site: string; language: Language | string; source: string }): Ledger {
+  return ctx.redis ? new RedisLedger(ctx.redis, scope, ctx.prefix) : new MemoryLedger();
+}
+
+export function stateFor(ctx: RunContext): StateStore {
+  return ctx.redis ? new RedisState(ctx.redis, ctx.prefix) : new MemoryState();
+}
+
+/** Raised for a run that failed as a whole (exit code 1): the feed could not be read, the guard tripped… */
+export class RunFailedError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'RunFailedError';
+    this.code = code;
+  }
+}

@@ -1,0 +1,116 @@
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+
+/**
+ * What calsync last wrote for one slug: the fingerprint of the full write body, the site id, the
+ * site's `modified_utc` after our write (to spot edits made on the site) and the occurrence start
+ * (so retirement only touches entries inside the window a run covers).
+ */
+export const LedgerEntry = z.object({
+  fp: z.string(),
+  id: z.number(),
+  modified: z.string().optional(),
+  start: z.string().optional(),
+  at: z.string(),
+});
+export type LedgerEntry = z.infer<typeof LedgerEntry>;
+
+export type LedgerKind = 'events' | 'venues' | 'organizers';
+
+/** Ledger per site + language + source (DESIGN "Identity and change detection"). */
+export interface Ledger {
+  getMany(kind: LedgerKind, slugs: string[]): Promise<Map<string, LedgerEntry>>;
+  set(kind: LedgerKind, slug: string, entry: LedgerEntry): Promise<void>;
+  remove(kind: LedgerKind, slug: string): Promise<void>;
+  /** Every entry of a kind, streamed (HSCAN) so a 100k-event ledger is not one reply. */
+  entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]>;
+  size(kind: LedgerKind): Promise<number>;
+}
+
+export interface LedgerScope {
+  site: string;
+  language: string;
+  source: string;
+}
+
+export function ledgerKey(scope: LedgerScope, kind: LedgerKind, prefix = 'calsync'): string {
+  return `${prefix}:ledger:${scope.site}:${scope.language}:${scope.source}:${kind}`;
+}
+
+function parseEntry(raw: string | null | undefined): LedgerEntry | undefined {
+  if (!raw) return undefined;
+  const r = LedgerEntry.safeParse(JSON.parse(raw));
+  return r.success ? r.data : undefined;
+}
+
+export class RedisLedger implements Ledger {
+  readonly redis: Redis;
+  readonly scope: LedgerScope;
+  readonly prefix: string;
+  constructor(redis: Redis, scope: LedgerScope, prefix = 'calsync') {
+    this.redis = redis;
+    this.scope = scope;
+    this.prefix = prefix;
+  }
+  private key(kind: LedgerKind) {
+    return ledgerKey(this.scope, kind, this.prefix);
+  }
+  async getMany(kind: LedgerKind, slugs: string[]): Promise<Map<string, LedgerEntry>> {
+    const out = new Map<string, LedgerEntry>();
+    if (slugs.length === 0) return out;
+    for (let i = 0; i < slugs.length; i += 1000) {
+      const part = slugs.slice(i, i + 1000);
+      const values = await this.redis.hmget(this.key(kind), ...part);
+      part.forEach((slug, j) => {
+        const e = parseEntry(values[j]);
+        if (e) out.set(slug, e);
+      });
+    }
+    return out;
+  }
+  async set(kind: LedgerKind, slug: string, entry: LedgerEntry): Promise<void> {
+    await this.redis.hset(this.key(kind), slug, JSON.stringify(entry));
+  }
+  async remove(kind: LedgerKind, slug: string): Promise<void> {
+    await this.redis.hdel(this.key(kind), slug);
+  }
+  async *entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]> {
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.redis.hscan(this.key(kind), cursor, 'COUNT', 1000);
+      cursor = next;
+      for (let i = 0; i < flat.length; i += 2) {
+        const e = parseEntry(flat[i + 1]);
+        if (e) yield [flat[i] as string, e];
+      }
+    } while (cursor !== '0');
+  }
+  async size(kind: LedgerKind): Promise<number> {
+    return this.redis.hlen(this.key(kind));
+  }
+}
+
+/** For inline runs without Redis: the run still creates no duplicates (upsert by slug), it only rewrites. */
+export class MemoryLedger implements Ledger {
+  private readonly maps: Record<LedgerKind, Map<string, LedgerEntry>> = { events: new Map(), venues: new Map(), organizers: new Map() };
+  async getMany(kind: LedgerKind, slugs: string[]) {
+    const out = new Map<string, LedgerEntry>();
+    for (const s of slugs) {
+      const e = this.maps[kind].get(s);
+      if (e) out.set(s, e);
+    }
+    return out;
+  }
+  async set(kind: LedgerKind, slug: string, entry: LedgerEntry) {
+    this.maps[kind].set(slug, entry);
+  }
+  async remove(kind: LedgerKind, slug: string) {
+    this.maps[kind].delete(slug);
+  }
+  async *entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]> {
+    yield* [...this.maps[kind].entries()];
+  }
+  async size(kind: LedgerKind) {
+    return this.maps[kind].size;
+  }
+}

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import type { Origin } from '../model/draft.ts';
+
+export const OUTCOMES = ['created', 'updated', 'unchanged', 'skipped', 'failed', 'retired'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+export const ITEM_KINDS = ['events', 'venues', 'organizers', 'categories', 'tags'] as const;
+export type ItemKind = (typeof ITEM_KINDS)[number];
+
+export const Counts = z.object({
+  read: z.number(),
+  created: z.number(),
+  updated: z.number(),
+  unchanged: z.number(),
+  skipped: z.number(),
+  failed: z.number(),
+  retired: z.number(),
+});
+export type Counts = z.infer<typeof Counts>;
+
+export const ItemReport = z.object({
+  kind: z.enum(ITEM_KINDS),
+  slug: z.string().optional(),
+  outcome: z.enum(OUTCOMES),
+  reason: z.string().optional(),
+  origin: z.object({ source: z.string(), line: z.number().optional(), uid: z.string().optional(), occurrence: z.string().optional(), ref: z.string().optional() }).optional(),
+  siteId: z.number().optional(),
+});
+export type ItemReport = z.infer<typeof ItemReport>;
+
+export const RetireSummary = z.object({
+  policy: z.string(),
+  candidates: z.number(),
+  retired: z.number(),
+  failed: z.number(),
+  refused: z.boolean(),
+  reason: z.string().optional(),
+});
+
+export const ReportJson = z.object({
+  run: z.object({ id: z.string(), kind: z.string(), source: z.string(), site: z.string(), language: z.string(), dryRun: z.boolean(), startedAt: z.string(), finishedAt: z.string().optional(), durationMs: z.number().optional() }),
+  counts: z.record(z.enum(ITEM_KINDS), Counts),
+  items: z.array(ItemReport),
+  retire: RetireSummary.optional(),
+  warnings: z.array(z.string()),
+  notModified: z.boolean().optional(),
+});
+export type ReportJson = z.infer<typeof ReportJson>;
+
+const emptyCounts = (): Counts => ({ read: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, retired: 0 });
+
+/**
+ * One run's account of every item: each item read ends in exactly one outcome with a reason
+ * (DESIGN rule 4). `read` counts items read from the source, so for every kind
+ * read = created + updated + unchanged + skipped + failed; `retired` counts site records retired
+ * (vanished or cancelled in the source) and is not part of `read`.
+ */
+export class RunReport {
+  readonly counts: Record<ItemKind, Counts> = {
+    events: emptyCounts(),
+    venues: emptyCounts(),
+    organizers: emptyCounts(),
+    categories: emptyCounts(),
+    tags: emptyCounts(),
+  };
+  readonly items: ItemReport[] = [];
+  readonly warnings: string[] = [];
+  retire?: z.infer<typeof RetireSummary>;
+  notModified?: boolean;
+  readonly run: ReportJson['run'];
+
+  constructor(run: Omit<ReportJson['run'], 'startedAt'> & { startedAt?: string }) {
+    this.run = { ...run, startedAt: run.startedAt ?? new Date().toISOString() };
+  }
+
+  add(item: ItemReport): void {
+    const c = this.counts[item.kind];
+    c[item.outcome]++;
+    if (item.outcome !== 'retired') c.read++;
+    this.items.push(item);
+  }
+
+  warn(message: string): void {
+    this.warnings.push(message);
+  }
+
+  /** Folds a child's report (a CSV chunk, a sync page) into this one. */
+  merge(other: ReportJson): void {
+    for (const kind of ITEM_KINDS) {
+      const from = other.counts[kind];
+      if (!from) continue;
+      for (const k of Object.keys(from) as (keyof Counts)[]) this.counts[kind][k] += from[k];
+    }
+    this.items.push(...other.items);
+    this.warnings.push(...other.warnings);
+  }
+
+  get failed(): number {
+    return ITEM_KINDS.reduce((n, k) => n + this.counts[k].failed, 0) + (this.retire?.refused ? 1 : 0) + (this.retire?.failed ?? 0);
+  }
+
+  /** 0 nothing failed, 2 some items failed (or a retirement was refused by the guard). */
+  exitCode(): 0 | 2 {
+    return this.failed > 0 ? 2 : 0;
+  }
+
+  finish(): ReportJson {
+    const finishedAt = new Date();
+    this.run.finishedAt = finishedAt.toISOString();
+    this.run.durationMs = finishedAt.getTime() - Date.parse(this.run.startedAt);
+    return this.toJSON();
+  }
+
+  toJSON(): ReportJson {
+    return {
+      run: this.run,
+      counts: this.counts,
+      items: this.items,
+      ...(this.retire ? { retire: this.retire } : {}),
+      warnings: this.warnings,
+      ...(this.notModified !== undefined ? { notModified: this.notModified } : {}),
+    };
+  }
+}
+
+export function originRef(origin: Origin | undefined): string {
+  if (!origin) return '';
+  if (origin.line !== undefined) return `${origin.source}:${origin.line}`;
+  if (origin.uid) return `${origin.source} UID ${origin.uid}${origin.occurrence ? ` @ ${origin.occurrence}` : ''}`;
+  return origin.ref ? `${origin.source} ${origin.ref}` : origin.source;
+}
+
+/** The human summary printed by the CLI. */
+export function formatReport(r: ReportJson, opts: { maxItems?: number } = {}): string {
+  const lines: string[] = [];
+  const { run } = r;
+  lines.push(`${run.kind} ${run.source} → ${run.site} [${run.language}]${run.dryRun ? ' (dry run: nothing written)' : ''}`);
+  if (r.notModified) lines.push('  feed not modified since the last run (HTTP 304): nothing to do');
+  for (const kind of ITEM_KINDS) {
+    const c = r.counts[kind];
+    if (!c || (c.read === 0 && c.retired === 0)) continue;
+    lines.push(
+      `  ${kind.padEnd(10)} read ${c.read}: ${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged, ${c.skipped} skipped, ${c.failed} failed${c.retired ? `; ${c.retired} retired` : ''}`,
+    );
+  }
+  if (r.retire) {
+    const t = r.retire;
+    lines.push(`  retire (${t.policy}): ${t.candidates} vanished, ${t.retired} retired${t.refused ? ` — REFUSED: ${t.reason}` : ''}`);
+  }
+  const problems = r.items.filter((i) => i.outcome === 'failed' || i.outcome === 'skipped');
+  const max = opts.maxItems ?? 50;
+  for (const i of problems.slice(0, max)) {
+    lines.push(`  ${i.outcome.toUpperCase()} ${i.kind.slice(0, -1)} ${originRef(i.origin as Origin | undefined) || i.slug || ''}: ${i.reason ?? ''}`);
+  }
+  if (problems.length > max) lines.push(`  … and ${problems.length - max} more (use --json for all)`);
+  for (const w of r.warnings) lines.push(`  warning: ${w}`);
+  if (run.durationMs !== undefined) lines.push(`  took ${(run.durationMs / 1000).toFixed(1)} s`);
+  return lines.join('\n');
+}

@@ -1,0 +1,128 @@
+import type { CalendarClient } from '../api/index.ts';
+import { ApiError } from '../api/index.ts';
+import type { Language } from '../model/languages.ts';
+import type { TermDraft } from '../model/draft.ts';
+import { slugify } from '../model/identity.ts';
+import type { RunReport } from './report.ts';
+
+export type Taxonomy = 'categories' | 'tags';
+
+/** Term names come back HTML-encoded (`&amp;`); compare on the decoded, case-folded text. */
+export function termKey(name: string): string {
+  return name
+    .replace(/&amp;/g, '&')
+    .replace(/&#0?39;|&#8217;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .trim()
+    .replace(/\s+/g, ' ')
+    .toLowerCase();
+}
+
+interface TermIndex {
+  bySlug: Map<string, number>;
+  byName: Map<string, number>;
+}
+
+export interface TermResolverOptions {
+  lang?: Language;
+  createTerms: boolean;
+  dryRun: boolean;
+  report: RunReport;
+}
+
+/**
+ * Resolves category/tag names to ids on the target site: matched by slug, then by name; created
+ * when missing (unless createTerms is off). Only ids are ever sent to the site, because a name
+ * in an event body can create a bogus term and an unknown id is silently dropped (CONTRACT).
+ * The site's terms are listed once per run and every outcome is cached, so each term costs at
+ * most one request per run and is reported once.
+ */
+export class TermResolver {
+  private readonly client: CalendarClient;
+  private readonly opts: TermResolverOptions;
+  private readonly index: Partial<Record<Taxonomy, Promise<TermIndex>>> = {};
+  private readonly pending = new Map<string, Promise<number | undefined>>();
+  private dryRunIds = -1;
+
+  constructor(client: CalendarClient, opts: TermResolverOptions) {
+    this.client = client;
+    this.opts = opts;
+  }
+
+  private load(tax: Taxonomy): Promise<TermIndex> {
+    this.index[tax] ??= (async () => {
+      const idx: TermIndex = { bySlug: new Map(), byName: new Map() };
+      const res = tax === 'categories' ? this.client.categories : this.client.tags;
+      for await (const t of res.iterate({ hide_empty: false, per_page: 50 }, { lang: this.opts.lang })) {
+        idx.bySlug.set(t.slug, t.id);
+        if (!idx.byName.has(termKey(t.name))) idx.byName.set(termKey(t.name), t.id);
+      }
+      return idx;
+    })();
+    return this.index[tax];
+  }
+
+  async resolveAll(tax: Taxonomy, drafts: TermDraft[]): Promise<number[]> {
+    const ids: number[] = [];
+    for (const d of drafts) {
+      const id = await this.resolve(tax, d);
+      if (id !== undefined) ids.push(id);
+    }
+    return [...new Set(ids)];
+  }
+
+  resolve(tax: Taxonomy, d: TermDraft): Promise<number | undefined> {
+    const key = `${tax}\u0000${d.slug ?? ''}\u0000${termKey(d.name)}`;
+    let p = this.pending.get(key);
+    if (!p) {
+      p = this.resolveOnce(tax, d);
+      this.pending.set(key, p);
+    }
+    return p;
+  }
+
+  private async resolveOnce(tax: Taxonomy, d: TermDraft): Promise<number | undefined> {
+    const idx = await this.load(tax);
+    const found = (d.slug ? idx.bySlug.get(d.slug) : undefined) ?? idx.byName.get(termKey(d.name)) ?? idx.bySlug.get(slugify(d.name, 200));
+    const label = d.slug ?? d.name;
+    if (found !== undefined) {
+      this.opts.report.add({ kind: tax, slug: label, outcome: 'unchanged', siteId: found });
+      return found;
+    }
+    if (!this.opts.createTerms) {
+      this.opts.report.add({ kind: tax, slug: label, outcome: 'skipped', reason: `"${d.name}" does not exist on the site and term creation is off (--no-create-terms); events are written without it` });
+      return undefined;
+    }
+    let parent: number | undefined;
+    if (tax === 'categories' && d.parent) parent = await this.resolve('categories', { name: d.parent });
+    if (this.opts.dryRun) {
+      const id = this.dryRunIds--;
+      this.opts.report.add({ kind: tax, slug: label, outcome: 'created', reason: 'would be created (dry run)' });
+      return id;
+    }
+    try {
+      const res = tax === 'categories' ? this.client.categories : this.client.tags;
+      const body: Record<string, unknown> = { name: d.name };
+      if (d.slug) body.slug = d.slug;
+      if (d.description) body.description = d.description;
+      if (parent !== undefined && parent > 0) body.parent = parent;
+      const created = await res.create(body as never, { lang: this.opts.lang });
+      idx.bySlug.set(created.slug, created.id);
+      idx.byName.set(termKey(created.name), created.id);
+      this.opts.report.add({ kind: tax, slug: created.slug, outcome: 'created', siteId: created.id });
+      return created.id;
+    } catch (err) {
+      // Another worker created it between our listing and our create.
+      const termId = err instanceof ApiError && err.code === 'term_exists' ? (err.data as { term_id?: number } | undefined)?.term_id : undefined;
+      if (typeof termId === 'number') {
+        idx.byName.set(termKey(d.name), termId);
+        this.opts.report.add({ kind: tax, slug: label, outcome: 'unchanged', siteId: termId, reason: 'created concurrently by another run' });
+        return termId;
+      }
+      this.opts.report.add({ kind: tax, slug: label, outcome: 'failed', reason: `could not create ${tax === 'categories' ? 'category' : 'tag'} "${d.name}": ${(err as Error).message}` });
+      return undefined;
+    }
+  }
+}
