@@ -1,7 +1,11 @@
 import type { JobDefinition } from '../src/queue/job-definition.ts';
+import { importCsvChunkJob, importCsvFinishJob, importCsvJob } from './import-csv.ts';
 import { importIcsJob } from './import-ics.ts';
 
 /** Every job kind the worker can run, by job name. */
 export const JOBS: Record<string, JobDefinition> = {
   [importIcsJob.name]: importIcsJob as JobDefinition,
+  [importCsvJob.name]: importCsvJob as JobDefinition,
+  [importCsvChunkJob.name]: importCsvChunkJob as JobDefinition,
+  [importCsvFinishJob.name]: importCsvFinishJob as JobDefinition,
 };

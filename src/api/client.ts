@@ -15,6 +15,17 @@ import {
 } from './schemas/terms.ts';
 import { Transport } from './transport.ts';
 
+export interface RawRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: object;
+  body?: unknown;
+  /** Route template for errors and metrics; defaults to `path`. */
+  route?: string;
+  /** A POST that is an update (safe to repeat). */
+  idempotent?: boolean;
+}
+
 /**
  * A typed client for one site's calendar REST interface: one keep-alive pool, one retry policy,
  * one set of counters. Create one per site (and language, if that is simpler) and `close()` it.
@@ -47,6 +58,20 @@ export class CalendarClient {
   /** The OpenAPI 3 document the site serves at `/doc` (descriptive, not exact: see CONTRACT B2.6). */
   doc(opts?: CallOptions): Promise<unknown> {
     return this.#exec.call({ method: 'GET', route: '/doc', path: '/doc', kind: 'safe', parse: (j) => j }, opts);
+  }
+
+  /**
+   * Any route of the namespace, for what the typed resources do not cover. `path` is relative to
+   * the namespace and already encoded (`/events/12`). Same retries, deadline and errors as the
+   * typed calls; a POST counts as a create (never repeated once it may have landed) unless
+   * `idempotent` says it is an update. Bodies are sent as given, unchecked.
+   */
+  request<T = unknown>(req: RawRequest, opts?: CallOptions): Promise<T> {
+    const kind = req.method === 'POST' && !req.idempotent ? 'create' : 'safe';
+    return this.#exec.call<T>(
+      { method: req.method, route: req.route ?? req.path, path: req.path, query: toQuery(req.query), body: req.body, kind, parse: (j) => j as T },
+      opts,
+    );
   }
 
   /** Attempts sent, retries made and 429s received since the client was created. */

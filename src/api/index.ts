@@ -2,7 +2,7 @@
  * The typed REST client of the calendar interface (SPEC.md, CONTRACT.md): one method per route,
  * paging iterators, upsert by slug, retries that never duplicate a create, typed errors.
  */
-export { CalendarClient } from './client.ts';
+export { CalendarClient, type RawRequest } from './client.ts';
 export type { SiteConnection, CallOptions, Page, RequestInfo } from './connection.ts';
 export { DEFAULT_NAMESPACE } from './connection.ts';
 export type { ClientStats } from './executor.ts';

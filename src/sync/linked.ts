@@ -1,6 +1,6 @@
 import type { CalendarClient } from '../api/index.ts';
 import { SlugMismatchError, isNotFound } from '../api/index.ts';
-import type { OrganizerDraft, VenueDraft } from '../model/draft.ts';
+import type { Origin, OrganizerDraft, VenueDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import { shortHash, slugify } from '../model/identity.ts';
 import type { Language } from '../model/languages.ts';
@@ -44,14 +44,23 @@ export class LinkedResolver {
     this.opts = opts;
   }
 
-  venue(d: VenueDraft): Promise<number | undefined> {
-    const slug = d.slug ?? linkedSlug('venues', d.venue, d.identity);
-    return this.once('venues', slug, () => this.upsert('venues', slug, d.venue, venueBody(d, { status: this.opts.status })));
+  venueSlug(d: VenueDraft): string {
+    return d.slug ?? linkedSlug('venues', d.venue, d.identity);
   }
 
-  organizer(d: OrganizerDraft): Promise<number | undefined> {
-    const slug = d.slug ?? linkedSlug('organizers', d.organizer, d.identity);
-    return this.once('organizers', slug, () => this.upsert('organizers', slug, d.organizer, organizerBody(d, { status: this.opts.status })));
+  organizerSlug(d: OrganizerDraft): string {
+    return d.slug ?? linkedSlug('organizers', d.organizer, d.identity);
+  }
+
+  /** `origin` is given when the venue is an item of its own (a row of a venues CSV). */
+  venue(d: VenueDraft, origin?: Origin): Promise<number | undefined> {
+    const slug = this.venueSlug(d);
+    return this.once('venues', slug, () => this.upsert('venues', slug, d.venue, venueBody(d, { status: this.opts.status }), origin));
+  }
+
+  organizer(d: OrganizerDraft, origin?: Origin): Promise<number | undefined> {
+    const slug = this.organizerSlug(d);
+    return this.once('organizers', slug, () => this.upsert('organizers', slug, d.organizer, organizerBody(d, { status: this.opts.status }), origin));
   }
 
   private once(kind: LinkedKind, slug: string, fn: () => Promise<number | undefined>) {
@@ -64,8 +73,9 @@ export class LinkedResolver {
     return p;
   }
 
-  private async upsert(kind: LinkedKind, slug: string, name: string, body: object): Promise<number | undefined> {
-    const { report, lang } = this.opts;
+  private async upsert(kind: LinkedKind, slug: string, name: string, body: object, origin?: Origin): Promise<number | undefined> {
+    const { lang } = this.opts;
+    const report = { add: (item: Parameters<RunReport['add']>[0]) => this.opts.report.add(origin ? { ...item, origin } : item) };
     const fp = fingerprint(body);
     const known = (await this.ledger.getMany(kind, [slug])).get(slug);
     if (known && known.fp === fp) {

@@ -65,7 +65,7 @@ export function fakeLookup(table: Record<string, string[]>): LookupFn & { calls:
   const calls: string[] = [];
   const fn = ((hostname, _options, cb) => {
     calls.push(hostname);
-    const answers = table[hostname.toLowerCase()];
+    const answers = table[hostname.toLowerCase().replace(/\.$/, '')];
     setImmediate(() => {
       if (!answers) {
         const err: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);

@@ -125,7 +125,11 @@ const eventFields = {
 
 /** True when `end` is before `start`; both strings are `YYYY-MM-DD HH:MM:SS`, so text order is time order. */
 function endsBeforeStart(b: { start_date?: string; end_date?: string }): boolean {
-  return b.start_date !== undefined && b.end_date !== undefined && b.end_date < b.start_date;
+  const { start_date: start, end_date: end } = b;
+  if (start === undefined || end === undefined) return false;
+  // Only well-formed values are compared; malformed ones already carry their own issue.
+  if (!WallTime.safeParse(start).success || !WallTime.safeParse(end).success) return false;
+  return end < start;
 }
 
 /**

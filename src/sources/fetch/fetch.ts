@@ -5,7 +5,7 @@ import type { Deadline } from './deadline.ts';
 import { ACCEPT_ENCODING, readCapped } from './decode.ts';
 import { AddressBlocked } from './errors.ts';
 import { blockedError, statusError, tooLargeError, transportError } from './failures.ts';
-import { blockedReason, compilePolicy, isHostAllowed, stripBrackets, type AddressPolicy } from './guard.ts';
+import { blockedReason, isHostAllowed, stripBrackets, type AddressPolicy } from './guard.ts';
 import { redactUrl, splitCredentials } from './location.ts';
 import type { ResolvedOptions } from './options.ts';
 import { isRedirect, redirectTarget, sameOrigin } from './redirects.ts';
@@ -23,7 +23,7 @@ const ACCEPT = 'text/calendar, text/csv;q=0.9, text/plain;q=0.8, */*;q=0.5';
  * would buy no reused connections while letting one source's allow list leak into another's.
  */
 export async function fetchHttp(start: URL, o: ResolvedOptions, deadline: Deadline): Promise<FetchResult> {
-  const policy = compilePolicy(o.allow);
+  const policy = o.policy;
   const agent = new Agent({
     connect: guardedConnector({ policy, connectTimeoutMs: o.connectMs, ...(o.lookup ? { lookup: o.lookup } : {}) }),
     headersTimeout: o.headersMs,
@@ -46,9 +46,7 @@ export async function fetchHttp(start: URL, o: ResolvedOptions, deadline: Deadli
       const location = header('location');
 
       if (isRedirect(res.statusCode, location)) {
-        // Redirect bodies are never read; destroying is cheaper than draining and the Agent is
-        // thrown away at the end anyway.
-        res.body.destroy();
+        discard(res.body);
         const next = splitCredentials(redirectTarget(current, location, followed, o.maxRedirects));
         authorization = next.authorization ?? (sameOrigin(current, next.url) ? authorization : undefined);
         current = next.url;
@@ -57,7 +55,7 @@ export async function fetchHttp(start: URL, o: ResolvedOptions, deadline: Deadli
 
       const base = { url: requested, finalUrl: redactUrl(current), status: res.statusCode };
       if (res.statusCode === 304) {
-        res.body.destroy();
+        discard(res.body);
         // A 304 may omit validators; the ones we sent are still the current ones.
         return withValidators(
           { ...base, notModified: true, bytes: 0 },
@@ -67,14 +65,14 @@ export async function fetchHttp(start: URL, o: ResolvedOptions, deadline: Deadli
         );
       }
       if (res.statusCode < 200 || res.statusCode >= 300) {
-        res.body.destroy();
+        discard(res.body);
         throw statusError(base.finalUrl, res.statusCode, header('retry-after'));
       }
 
       // Refuse before reading a byte when the server already admits the body is too big.
       const declared = Number(header('content-length'));
       if (header('content-length') !== undefined && Number.isFinite(declared) && declared > o.maxBytes) {
-        res.body.destroy();
+        discard(res.body);
         throw tooLargeError(base.finalUrl, o.maxBytes, 'declared');
       }
       const body = await readCapped(res.body, header('content-encoding'), o.maxBytes);
@@ -129,6 +127,16 @@ function withValidators(
   if (lastModified !== undefined) result.lastModified = lastModified;
   if (contentType !== undefined) result.contentType = contentType;
   return result;
+}
+
+/**
+ * Drop a body we will not read. Destroying is cheaper than draining a body of unknown size (the
+ * Agent is thrown away at the end anyway); undici then emits an AbortError on the body, which
+ * nobody else listens for, so it is swallowed here rather than crashing the process.
+ */
+function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
+  body.on('error', () => {});
+  body.destroy();
 }
 
 function first1(value: string | string[] | undefined): string | undefined {

@@ -1,5 +1,6 @@
 import pkg from '../../../package.json' with { type: 'json' };
 import type { LookupFn } from './connector.ts';
+import { compilePolicy, type AddressPolicy } from './guard.ts';
 
 /** Options of one fetch; every field is optional and documented with its default. */
 export interface FetchOptions {
@@ -38,7 +39,8 @@ export interface ResolvedOptions {
   bodyMs: number;
   totalMs: number;
   maxRedirects: number;
-  allow: string[];
+  /** The allow list, compiled (and validated) up front so a bad entry fails before any I/O. */
+  policy: AddressPolicy;
   allowFiles: boolean;
   conditional: { etag?: string; lastModified?: string };
   userAgent: string;
@@ -57,7 +59,7 @@ export function resolveOptions(opts: FetchOptions): ResolvedOptions {
     bodyMs: positive('timeouts.bodyMs', t.bodyMs, 30_000),
     totalMs: positive('timeouts.totalMs', t.totalMs, 120_000),
     maxRedirects: nonNegative('maxRedirects', opts.maxRedirects, 5),
-    allow: opts.allow ?? [],
+    policy: compilePolicy(opts.allow),
     allowFiles: opts.allowFiles ?? false,
     conditional: opts.conditional ?? {},
     userAgent: opts.userAgent ?? DEFAULT_USER_AGENT,

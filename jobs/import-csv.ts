@@ -1,0 +1,179 @@
+import path from 'node:path';
+import { FlowProducer } from 'bullmq';
+import { z } from 'zod';
+import type { CalsyncConfig } from '../src/config/schema.ts';
+import { resolveSite } from '../src/config/sites.ts';
+import { Language } from '../src/model/languages.ts';
+import { sourceKeyFrom } from '../src/model/identity.ts';
+import { workerConnection } from '../src/queue/connection.ts';
+import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
+import { chunks, csvOpener, inspect, processChunk, writeRejects, type ChunkResult, type CsvChunk, type CsvImportParams, type RejectRow } from '../src/runs/import-csv.ts';
+import { RunReport, type ReportJson } from '../src/sync/report.ts';
+
+export const CsvImportOptions = z.object({
+  location: z.string().min(1),
+  site: z.string().min(1),
+  kind: z.enum(['events', 'venues', 'organizers']).default('events'),
+  namespace: z.string().optional(),
+  source: z.string().optional(),
+  lang: Language.default('en'),
+  map: z.record(z.string(), z.string()).optional(),
+  key: z.string().optional(),
+  dateFormat: z.string().optional(),
+  encoding: z.string().default('auto'),
+  delimiter: z.enum(['auto', ',', ';', '\t', '|']).default('auto'),
+  defaultTimezone: z.string().default('UTC'),
+  status: z.enum(['publish', 'draft']).default('publish'),
+  createTerms: z.boolean().default(true),
+  dryRun: z.boolean().default(false),
+  chunkSize: z.number().int().min(1).max(10_000).default(500),
+  rejects: z.string().optional(),
+  allow: z.array(z.string()).default([]),
+});
+export type CsvImportOptions = z.infer<typeof CsvImportOptions>;
+
+export const ImportCsvPayload = z.union([z.strictObject({ source: z.string().min(1), dryRun: z.boolean().optional() }), CsvImportOptions]);
+export type ImportCsvPayload = z.infer<typeof ImportCsvPayload>;
+
+export function csvParams(o: CsvImportOptions, config?: CalsyncConfig, extra: Partial<CsvImportParams> = {}): CsvImportParams {
+  return {
+    location: o.location,
+    site: resolveSite(o.site, config, { namespace: o.namespace }),
+    kind: o.kind,
+    sourceKey: o.source ?? sourceKeyFrom(o.location),
+    lang: o.lang,
+    mapping: o.map,
+    key: o.key,
+    dateFormat: o.dateFormat,
+    encoding: o.encoding,
+    delimiter: o.delimiter,
+    defaultTimezone: o.defaultTimezone,
+    status: o.status,
+    createTerms: o.createTerms,
+    dryRun: o.dryRun,
+    chunkSize: o.chunkSize,
+    rejectsPath: o.rejects,
+    allow: o.allow,
+    ...extra,
+  };
+}
+
+export function resolveCsvPayload(payload: ImportCsvPayload, config: CalsyncConfig): CsvImportOptions & { configured: boolean } {
+  if ('location' in payload) return { ...payload, configured: false };
+  const s = config.sources.find((x) => x.name === payload.source);
+  if (!s || s.kind !== 'csv') throw new Error(`no CSV source named "${payload.source}" in the config`);
+  return {
+    ...CsvImportOptions.parse({
+      location: s.url, site: s.site, kind: s.csvKind, source: s.name, lang: s.language, map: s.map, key: s.key, dateFormat: s.dateFormat,
+      encoding: s.encoding, delimiter: s.delimiter, defaultTimezone: s.defaultTimezone, status: s.status, createTerms: s.createTerms,
+      chunkSize: s.chunkSize, allow: s.allow, dryRun: payload.dryRun ?? false,
+    }),
+    configured: true,
+  };
+}
+
+const chunkKey = (deps: JobDeps, runId: string, i: number) => `${deps.prefix}:csv:${runId}:chunk:${i}`;
+const CHUNK_TTL_S = 7 * 24 * 3600;
+
+const RunRef = z.object({ runId: z.string(), payload: ImportCsvPayload, chunks: z.number().int(), headers: z.array(z.string()), delimiter: z.string(), unmapped: z.array(z.string()), rows: z.number() });
+
+/**
+ * `import-csv` plans a flow: it streams the file once, stores each chunk of parsed rows in Redis
+ * and adds a parent (`import-csv-finish`) with one child per chunk (`import-csv-chunk`), which any
+ * number of workers process in parallel. Job ids derive from the planner's id, so a planner that
+ * is retried after a crash re-adds the same jobs and BullMQ ignores the ones that exist: finished
+ * chunks are not redone.
+ */
+export const importCsvJob = defineJob({
+  name: 'import-csv',
+  queue: 'import',
+  payload: ImportCsvPayload,
+  historyName: (p) => ('location' in p ? (p.source ?? sourceKeyFrom(p.location)) : p.source),
+  async process(job, payload, deps) {
+    const o = resolveCsvPayload(payload, deps.config);
+    const params = csvParams(o, deps.config, { allowFiles: o.configured });
+    const runId = `csv-${String(job.id).replace(/:/g, '-')}`;
+    const open = await csvOpener(params);
+    const inspection = await inspect(params, open);
+    let n = 0;
+    for await (const chunk of chunks(params, open, inspection)) {
+      await deps.redis.set(chunkKey(deps, runId, chunk.index), JSON.stringify(chunk), 'EX', CHUNK_TTL_S);
+      n = chunk.index + 1;
+      await job.updateProgress({ phase: 'plan', done: n * params.chunkSize, total: inspection.rows });
+    }
+    const ref = { runId, payload, chunks: n, headers: inspection.headers, delimiter: inspection.delimiter, unmapped: inspection.unmapped, rows: inspection.rows };
+    const flow = new FlowProducer({ connection: workerConnection(deps.redisUrl), prefix: deps.prefix });
+    try {
+      await flow.add({
+        name: 'import-csv-finish',
+        queueName: 'import',
+        data: ref,
+        opts: { jobId: `${runId}-finish`, attempts: 3, backoff: { type: 'exponential', delay: 2000 } },
+        children: Array.from({ length: n }, (_, i) => ({
+          name: 'import-csv-chunk',
+          queueName: 'import',
+          data: { runId, payload, chunk: i },
+          // A permanently failed chunk must not leave the parent waiting forever (bullmq #3362):
+          // the parent runs anyway and reports the chunk's rows as failed.
+          opts: { jobId: `${runId}-chunk-${i}`, attempts: 3, backoff: { type: 'exponential', delay: 2000 }, ignoreDependencyOnFailure: true },
+        })),
+      });
+    } finally {
+      await flow.close();
+    }
+    return { runId, chunks: n, rows: inspection.rows, finishJobId: `${runId}-finish` };
+  },
+});
+
+export const importCsvChunkJob = defineJob({
+  name: 'import-csv-chunk',
+  queue: 'import',
+  payload: z.object({ runId: z.string(), payload: ImportCsvPayload, chunk: z.number().int().min(0) }),
+  historyName: (p) => `${'location' in p.payload ? (p.payload.source ?? sourceKeyFrom(p.payload.location)) : p.payload.source}`,
+  async process(job, p, deps, signal): Promise<ChunkResult> {
+    const o = resolveCsvPayload(p.payload, deps.config);
+    const params = csvParams(o, deps.config, { allowFiles: o.configured });
+    const raw = await deps.redis.get(chunkKey(deps, p.runId, p.chunk));
+    if (!raw) throw new Error(`chunk ${p.chunk} of run ${p.runId} is no longer in Redis (expired or deleted); re-enqueue the import`);
+    const chunk = JSON.parse(raw) as CsvChunk;
+    return processChunk(params, chunk, { redis: deps.redis, prefix: deps.prefix, log: deps.log.child({ jobId: job.id }), signal, runId: p.runId, limiterFor: deps.limiterFor });
+  },
+});
+
+export const importCsvFinishJob = defineJob({
+  name: 'import-csv-finish',
+  queue: 'import',
+  payload: RunRef,
+  historyName: (p) => ('location' in p.payload ? (p.payload.source ?? sourceKeyFrom(p.payload.location)) : p.payload.source),
+  async process(job, ref, deps): Promise<ReportJson & { rejectsFile?: string }> {
+    const o = resolveCsvPayload(ref.payload, deps.config);
+    const params = csvParams(o, deps.config);
+    const report = new RunReport({ id: ref.runId, kind: 'import-csv', source: params.sourceKey, site: params.site.name, language: params.lang, dryRun: params.dryRun, startedAt: new Date(job.timestamp).toISOString() });
+    if (ref.unmapped.length) report.warn(`columns not mapped to any field (ignored): ${ref.unmapped.join(', ')}`);
+    const rejects: RejectRow[] = [];
+    for (const value of Object.values(await job.getChildrenValues<ChunkResult>())) {
+      report.merge(value.report);
+      rejects.push(...value.rejects);
+    }
+    // Chunks that failed every attempt: their rows are failed items, nothing silently lost.
+    const failedChildren = await job.getIgnoredChildrenFailures();
+    for (const [key, reason] of Object.entries(failedChildren)) {
+      const i = Number(/-chunk-(\d+)$/.exec(key)?.[1]);
+      const raw = Number.isInteger(i) ? await deps.redis.get(chunkKey(deps, ref.runId, i)) : null;
+      const chunk = raw ? (JSON.parse(raw) as CsvChunk) : { index: i, items: [] };
+      for (const item of chunk.items) {
+        const why = `chunk ${i} failed: ${reason}`;
+        report.add({ kind: params.kind, outcome: 'failed', reason: why, origin: { source: path.basename(params.location), line: item.line } });
+        rejects.push({ line: item.line, raw: item.raw, reason: why });
+      }
+    }
+    let rejectsFile: string | undefined;
+    if (rejects.length) {
+      rejectsFile = params.rejectsPath ?? path.join(deps.config.dataDir, 'rejects', `${ref.runId}.csv`);
+      await writeRejects(rejectsFile, rejects, { headers: ref.headers, delimiter: ref.delimiter });
+    }
+    const keys = Array.from({ length: ref.chunks }, (_, i) => chunkKey(deps, ref.runId, i));
+    if (keys.length) await deps.redis.del(...keys);
+    return { ...report.finish(), ...(rejectsFile ? { rejectsFile } : {}) };
+  },
+});

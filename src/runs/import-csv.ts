@@ -1,0 +1,189 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import { CalendarClient } from '../api/index.ts';
+import type { ResolvedSite } from '../config/sites.ts';
+import type { EventDraft, OrganizerDraft, VenueDraft, Normalized } from '../model/draft.ts';
+import type { Language } from '../model/languages.ts';
+import { fetchSource, FetchError } from '../sources/fetch/index.ts';
+import { inspectCsv, readCsv, writeRejectsCsv, CsvRefusedError, type CsvInspection, type CsvItem, type CsvKind, type CsvOptions } from '../sources/csv/index.ts';
+import { SiteWriter } from '../sync/events.ts';
+import { RunReport, type ReportJson } from '../sync/report.ts';
+import { ledgerFor, RunFailedError, type RunContext } from './context.ts';
+
+export interface CsvImportParams {
+  location: string;
+  site: ResolvedSite;
+  kind: CsvKind;
+  sourceKey: string;
+  lang: Language;
+  mapping?: Record<string, string>;
+  key?: string;
+  dateFormat?: string;
+  encoding?: string;
+  delimiter?: CsvOptions['delimiter'];
+  defaultTimezone: string;
+  status: 'publish' | 'draft';
+  createTerms: boolean;
+  dryRun: boolean;
+  chunkSize: number;
+  rejectsPath?: string;
+  allow?: string[];
+  allowFiles?: boolean;
+}
+
+/** One chunk of rows as it travels from the reader to the writer (and through Redis in flows). */
+export interface CsvChunk {
+  index: number;
+  items: CsvItem[];
+}
+
+export interface RejectRow {
+  line: number;
+  raw: string[];
+  reason: string;
+}
+
+/** A chunk's result: its report plus the rows to write to the rejects file. */
+export interface ChunkResult {
+  report: ReportJson;
+  rejects: RejectRow[];
+}
+
+/**
+ * The byte source for a CSV: a local file (CLI) or a URL fetched once through the safe fetch. The
+ * reader streams it twice (inspection, then rows), so URLs are buffered within the fetch byte cap.
+ */
+export async function csvOpener(p: Pick<CsvImportParams, 'location' | 'allow' | 'allowFiles'>): Promise<() => NodeJS.ReadableStream> {
+  if (/^(https?|webcals?):\/\//i.test(p.location)) {
+    let body: Buffer;
+    try {
+      const r = await fetchSource(p.location, { allow: p.allow });
+      body = r.body ?? Buffer.alloc(0);
+    } catch (err) {
+      throw new RunFailedError('fetch-failed', err instanceof FetchError ? err.message : `could not read ${p.location}: ${(err as Error).message}`, { cause: err });
+    }
+    return () => Readable.from([body]);
+  }
+  if (!p.allowFiles) throw new RunFailedError('file-not-allowed', `${p.location}: local files are only read by the CLI; give a URL`);
+  return () => createReadStream(p.location);
+}
+
+export function csvOptions(p: CsvImportParams): CsvOptions {
+  return {
+    kind: p.kind,
+    sourceKey: p.sourceKey,
+    sourceName: path.basename(p.location),
+    encoding: p.encoding,
+    delimiter: p.delimiter,
+    mapping: p.mapping,
+    key: p.key,
+    dateFormat: p.dateFormat,
+    defaultTimezone: p.defaultTimezone,
+    status: p.status,
+  };
+}
+
+/** Reads the file once to decide encoding, delimiter, header, mapping and date format. */
+export async function inspect(p: CsvImportParams, open: () => NodeJS.ReadableStream): Promise<CsvInspection> {
+  try {
+    return await inspectCsv(open, csvOptions(p));
+  } catch (err) {
+    if (err instanceof CsvRefusedError) throw new RunFailedError('csv-refused', err.message, { cause: err });
+    throw err;
+  }
+}
+
+/** Streams rows in chunks of `chunkSize` (memory stays flat however long the file is). */
+export async function* chunks(p: CsvImportParams, open: () => NodeJS.ReadableStream, inspection: CsvInspection): AsyncIterable<CsvChunk> {
+  let items: CsvItem[] = [];
+  let index = 0;
+  for await (const item of readCsv(open, csvOptions(p), inspection)) {
+    items.push(item);
+    if (items.length >= p.chunkSize) {
+      yield { index: index++, items };
+      items = [];
+    }
+  }
+  if (items.length) yield { index: index++, items };
+}
+
+/**
+ * Writes one chunk: the processor the inline run and the `import-csv-chunk` job share. Safe to
+ * rerun: by-slug upserts and the ledger make a retried chunk write nothing it already wrote.
+ */
+export async function processChunk(p: CsvImportParams, chunk: CsvChunk, ctx: RunContext = {}): Promise<ChunkResult> {
+  const report = new RunReport({ id: ctx.runId ?? randomUUID(), kind: 'import-csv', source: p.sourceKey, site: p.site.name, language: p.lang, dryRun: p.dryRun });
+  const client = new CalendarClient({ ...p.site.connection, language: p.lang, limiter: ctx.limiterFor?.(p.site.key) });
+  const ledger = ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey });
+  const rawByLine = new Map(chunk.items.map((i) => [i.line, i.raw]));
+  try {
+    const writer = new SiteWriter({ client, ledger, report, sourceKey: p.sourceKey, lang: p.lang, dryRun: p.dryRun, status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal });
+    const results = chunk.items.map((i) => i.result);
+    if (p.kind === 'events') {
+      await writer.writeEvents(results as Normalized<EventDraft>[]);
+    } else {
+      const firstLine = new Map<string, number | undefined>();
+      for (const item of chunk.items) {
+        const r = item.result;
+        if (!r.ok) {
+          report.add({ kind: p.kind, outcome: 'failed', reason: r.failure.reason, origin: r.failure.origin });
+          continue;
+        }
+        const origin = { source: path.basename(p.location), line: item.line };
+        const slug = p.kind === 'venues' ? writer.linked.venueSlug(r.draft as VenueDraft) : writer.linked.organizerSlug(r.draft as OrganizerDraft);
+        if (firstLine.has(slug)) {
+          report.add({ kind: p.kind, slug, outcome: 'skipped', reason: `duplicate of line ${firstLine.get(slug) ?? '?'} (same identity)`, origin });
+          continue;
+        }
+        firstLine.set(slug, origin.line);
+        if (p.kind === 'venues') await writer.linked.venue(r.draft as VenueDraft, origin);
+        else await writer.linked.organizer(r.draft as OrganizerDraft, origin);
+      }
+    }
+  } finally {
+    await client.close();
+  }
+  const rejects: RejectRow[] = [];
+  for (const item of report.items) {
+    if (item.outcome !== 'failed' || item.origin?.line === undefined) continue;
+    rejects.push({ line: item.origin.line, raw: rawByLine.get(item.origin.line) ?? [], reason: item.reason ?? '' });
+  }
+  return { report: report.toJSON(), rejects };
+}
+
+/** Writes the rejects file atomically: the input's rows as they were, plus `line` and `reason`. */
+export async function writeRejects(file: string, rejects: RejectRow[], inspection: Pick<CsvInspection, 'headers' | 'delimiter'>): Promise<void> {
+  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  const sorted = [...rejects].sort((a, b) => a.line - b.line);
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, writeRejectsCsv(sorted, inspection.headers, inspection.delimiter));
+  await rename(tmp, file);
+}
+
+/** The inline run (CLI): the same chunks through the same processor, one after another. */
+export async function runCsvImport(p: CsvImportParams, ctx: RunContext = {}): Promise<ReportJson & { rejectsFile?: string; unmapped?: string[] }> {
+  const total = new RunReport({ id: ctx.runId ?? randomUUID(), kind: 'import-csv', source: p.sourceKey, site: p.site.name, language: p.lang, dryRun: p.dryRun });
+  const open = await csvOpener(p);
+  await ctx.onProgress?.({ phase: 'inspect', done: 0 });
+  const inspection = await inspect(p, open);
+  if (inspection.unmapped.length) total.warn(`columns not mapped to any field (ignored): ${inspection.unmapped.join(', ')}; map them with --map`);
+  const rejects: RejectRow[] = [];
+  let done = 0;
+  for await (const chunk of chunks(p, open, inspection)) {
+    if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
+    const r = await processChunk(p, chunk, ctx);
+    total.merge(r.report);
+    rejects.push(...r.rejects);
+    done += chunk.items.length;
+    await ctx.onProgress?.({ phase: 'rows', done, total: inspection.rows });
+  }
+  let rejectsFile: string | undefined;
+  if (p.rejectsPath && rejects.length) {
+    await writeRejects(p.rejectsPath, rejects, inspection);
+    rejectsFile = p.rejectsPath;
+  }
+  return { ...total.finish(), ...(rejectsFile ? { rejectsFile } : {}), unmapped: inspection.unmapped };
+}

@@ -1,0 +1,110 @@
+/**
+ * Physical lines -> logical (unfolded) content lines, tolerant of what real feeds do:
+ * CRLF, LF or CR line ends; folds with SPACE or TAB (exactly one character removed, RFC 5545 3.1);
+ * QUOTED-PRINTABLE soft line breaks (`=` at the end, next line not indented); blank lines; and "broken
+ * folds" where a writer wrapped a long value without indenting the continuation. A line that cannot start
+ * a property (no `NAME:`/`NAME;` head with a plausible name) is taken as such a continuation of the
+ * previous property, or dropped with a warning when there is nothing to continue (junk between
+ * components).
+ */
+export interface LogicalLine {
+  text: string;
+  /** 1-based physical line number where the logical line starts. */
+  line: number;
+}
+
+export interface UnfoldResult {
+  lines: LogicalLine[];
+  /** Continuation lines that had no leading whitespace and were joined anyway. */
+  brokenFolds: number;
+  /** Lines that were neither a property nor a continuation, with their line numbers. */
+  stray: LogicalLine[];
+}
+
+// RFC 5545/5546/7986/9073 and vCalendar 1.0 property names; anything X- or all-uppercase is accepted too.
+const KNOWN = new Set(
+  ('BEGIN END CALSCALE METHOD PRODID VERSION ATTACH CATEGORIES CLASS COMMENT DESCRIPTION GEO LOCATION PERCENT-COMPLETE ' +
+    'PRIORITY RESOURCES STATUS SUMMARY COMPLETED DTEND DUE DTSTART DURATION FREEBUSY TRANSP TZID TZNAME TZOFFSETFROM ' +
+    'TZOFFSETTO TZURL ATTENDEE CONTACT ORGANIZER RECURRENCE-ID RELATED-TO URL UID EXDATE EXRULE RDATE RRULE ACTION REPEAT ' +
+    'TRIGGER CREATED DTSTAMP LAST-MODIFIED SEQUENCE REQUEST-STATUS NAME REFRESH-INTERVAL SOURCE COLOR IMAGE CONFERENCE ' +
+    'AALARM DALARM MALARM PALARM DCREATED TZ DAYLIGHT LOCATION-TYPE STRUCTURED-DATA STYLED-DESCRIPTION ACKNOWLEDGED ' +
+    'PROXIMITY BUSYTYPE CALENDAR-ADDRESS PARTICIPANT-TYPE')
+    .split(' '),
+);
+
+const HEAD = /^([A-Za-z0-9-]+)[;:]/;
+
+function startsProperty(s: string): boolean {
+  const m = HEAD.exec(s);
+  if (!m) return false;
+  const name = m[1];
+  if (KNOWN.has(name.toUpperCase())) return true;
+  if (name.length > 2 && (name[0] === 'X' || name[0] === 'x') && name[1] === '-') return true;
+  // Unknown all-uppercase names are vendor properties (Confluence writes SUBCALENDAR-ID without X-);
+  // "Details: ..." in a wrapped description is text, not a property.
+  return /^[A-Z][A-Z0-9-]*$/.test(name);
+}
+
+function isQuotedPrintable(s: string): boolean {
+  const colon = s.indexOf(':');
+  const head = colon < 0 ? s : s.slice(0, colon);
+  return /;ENCODING=QUOTED-PRINTABLE/i.test(head);
+}
+
+export function unfoldLines(text: string): UnfoldResult {
+  const physical = text.split(/\r\n|\n|\r/);
+  const lines: LogicalLine[] = [];
+  const stray: LogicalLine[] = [];
+  let brokenFolds = 0;
+  let cur: string | undefined;
+  let curLine = 0;
+  let pendingSoftBreak = false;
+
+  const flush = (): void => {
+    if (cur !== undefined) lines.push({ text: cur, line: curLine });
+    cur = undefined;
+  };
+
+  for (let i = 0; i < physical.length; i++) {
+    let p = physical[i];
+    if (p.length > 0 && p.charCodeAt(0) === 0xfeff) p = p.replace(/^\uFEFF+/, '');
+    const lineNo = i + 1;
+
+    if (pendingSoftBreak && cur !== undefined) {
+      // QUOTED-PRINTABLE soft break: the next physical line continues the value verbatim (an indented
+      // one is also an RFC fold, so its first whitespace character goes).
+      pendingSoftBreak = false;
+      cur += p.length > 0 && (p[0] === ' ' || p[0] === '\t') ? p.slice(1) : p;
+      if (cur.endsWith('=') && isQuotedPrintable(cur)) {
+        cur = cur.slice(0, -1);
+        pendingSoftBreak = true;
+      }
+      continue;
+    }
+    if (p.length === 0) {
+      flush();
+      continue;
+    }
+    const c = p[0];
+    if ((c === ' ' || c === '\t') && cur !== undefined) {
+      cur += p.slice(1);
+    } else if (startsProperty(p) || (cur === undefined && startsProperty(p.trimStart()))) {
+      flush();
+      cur = p.trimStart();
+      curLine = lineNo;
+    } else if (cur !== undefined && !/^(BEGIN|END):/i.test(cur)) {
+      // A wrapped value whose continuation lost its indent.
+      cur += c === ' ' || c === '\t' ? p.trimStart() : p;
+      brokenFolds++;
+    } else {
+      if (p.trim()) stray.push({ text: p, line: lineNo });
+      continue;
+    }
+    if (cur !== undefined && cur.endsWith('=') && isQuotedPrintable(cur)) {
+      cur = cur.slice(0, -1);
+      pendingSoftBreak = true;
+    }
+  }
+  flush();
+  return { lines, brokenFolds, stray };
+}

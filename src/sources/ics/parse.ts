@@ -1,0 +1,101 @@
+import { parseContentLine, type Prop } from './contentline.ts';
+import { unfoldLines } from './lines.ts';
+
+/**
+ * Text -> component tree. Tolerant by design: a bare VEVENT without VCALENDAR is a root of its own;
+ * several VCALENDARs in one file are several roots; lines after the last END are ignored (reported);
+ * a file cut off before its END lines keeps what it has (each unterminated component is reported);
+ * a top-level component (VEVENT, VTIMEZONE, ...) that begins while another is still open closes it
+ * first, because components like VEVENT never nest.
+ *
+ * Costs one pass over the lines; nothing is re-scanned, so 20 MB feeds stay linear.
+ */
+export interface Component {
+  /** Upper-cased component name (VCALENDAR, VEVENT, VTIMEZONE, STANDARD, VALARM, ...). */
+  name: string;
+  props: Prop[];
+  children: Component[];
+  /** 1-based line of its BEGIN. */
+  line: number;
+  /** True when the file never closed it (truncated or missing END). */
+  unterminated?: boolean;
+}
+
+export interface ParsedIcs {
+  roots: Component[];
+  /** Human-readable notes about recovered damage (line numbers included). */
+  warnings: string[];
+  brokenFolds: number;
+}
+
+/** Components that only ever sit directly inside a VCALENDAR. */
+const CALENDAR_LEVEL = new Set(['VEVENT', 'VTODO', 'VJOURNAL', 'VFREEBUSY', 'VTIMEZONE', 'VAVAILABILITY']);
+
+export function parseIcsText(text: string): ParsedIcs {
+  const { lines, brokenFolds, stray } = unfoldLines(text);
+  const warnings: string[] = [];
+  const roots: Component[] = [];
+  const stack: Component[] = [];
+  let outside = 0;
+  let firstOutside = 0;
+
+  const closeUnterminated = (c: Component, why: string): void => {
+    c.unterminated = true;
+    warnings.push(`${c.name} at line ${c.line} has no END:${c.name} (${why})`);
+  };
+
+  for (const l of lines) {
+    const prop = parseContentLine(l.text, l.line);
+    if (!prop) continue;
+    if (prop.name === 'BEGIN') {
+      const name = prop.value.trim().toUpperCase();
+      if (!name) continue;
+      if (name === 'VCALENDAR') {
+        while (stack.length) closeUnterminated(stack.pop()!, `a new VCALENDAR begins at line ${l.line}`);
+      } else if (CALENDAR_LEVEL.has(name)) {
+        while (stack.length && stack[stack.length - 1].name !== 'VCALENDAR') {
+          closeUnterminated(stack.pop()!, `${name} begins at line ${l.line}`);
+        }
+      }
+      const comp: Component = { name, props: [], children: [], line: l.line };
+      if (stack.length) stack[stack.length - 1].children.push(comp);
+      else roots.push(comp);
+      stack.push(comp);
+      continue;
+    }
+    if (prop.name === 'END') {
+      const name = prop.value.trim().toUpperCase();
+      let k = stack.length - 1;
+      while (k >= 0 && stack[k].name !== name) k--;
+      if (k < 0) {
+        warnings.push(`line ${l.line}: END:${name} without a matching BEGIN, ignored`);
+        continue;
+      }
+      while (stack.length - 1 > k) closeUnterminated(stack.pop()!, `END:${name} at line ${l.line}`);
+      stack.pop();
+      continue;
+    }
+    if (!stack.length) {
+      if (!outside) firstOutside = l.line;
+      outside++;
+      continue;
+    }
+    stack[stack.length - 1].props.push(prop);
+  }
+  while (stack.length) closeUnterminated(stack.pop()!, 'file ends first');
+  if (outside) warnings.push(`${outside} line(s) outside any component ignored (first at line ${firstOutside})`);
+  for (const s of stray.slice(0, 5)) warnings.push(`line ${s.line}: not a content line, ignored: ${JSON.stringify(s.text.slice(0, 60))}`);
+  if (stray.length > 5) warnings.push(`${stray.length - 5} more stray line(s) ignored`);
+  if (brokenFolds) warnings.push(`${brokenFolds} continuation line(s) without leading whitespace joined to the previous property`);
+  return { roots, warnings, brokenFolds };
+}
+
+/** First property of a name, or undefined. */
+export function prop(c: Component, name: string): Prop | undefined {
+  for (const p of c.props) if (p.name === name) return p;
+  return undefined;
+}
+
+export function props(c: Component, name: string): Prop[] {
+  return c.props.filter((p) => p.name === name);
+}

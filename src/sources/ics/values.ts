@@ -1,0 +1,116 @@
+import { daysFromCivil, secondsFromFields } from '../../model/timezones.ts';
+import type { Prop } from './contentline.ts';
+
+/**
+ * Typed ICS values: DATE, DATE-TIME (UTC, with TZID, or floating), PERIOD, DURATION and UTC-OFFSET.
+ * The value's shape decides its type, not the VALUE parameter: festival feeds write
+ * `DTSTART;VALUE=DATE:20110804T120000`, Google wrote `DTSTART;TZID=US/Pacific:20030425` (a date), and
+ * `20131210Z` (a date with a Z) exists too. Invalid calendar dates (2017-10-32) are rejected.
+ */
+export type IcsTime =
+  | { kind: 'date'; day: number }
+  | { kind: 'utc'; sec: number }
+  /** Wall-clock seconds; `tzid` as written (unresolved); none = floating. */
+  | { kind: 'local'; sec: number; tzid?: string };
+
+const DT = /^(\d{4})-?(\d{2})-?(\d{2})(?:T(\d{2}):?(\d{2})(?::?(\d{2}))?(?:[.,]\d+)?(Z)?)?(Z)?$/i;
+
+export function parseTime(value: string, tzid?: string): IcsTime | undefined {
+  const m = DT.exec(value.trim());
+  if (!m) return undefined;
+  const y = +m[1];
+  const mo = +m[2];
+  const d = +m[3];
+  if (m[4] === undefined) {
+    const s = secondsFromFields(y, mo, d);
+    return s === undefined ? undefined : { kind: 'date', day: daysFromCivil(y, mo, d) };
+  }
+  const sec = secondsFromFields(y, mo, d, +m[4], +m[5], m[6] ? +m[6] : 0);
+  if (sec === undefined) return undefined;
+  if (m[7] || m[8]) return { kind: 'utc', sec };
+  // An empty TZID is kept: Exchange writes `TZID:` in the VTIMEZONE and `DTSTART;TZID=:` to match it.
+  return tzid !== undefined ? { kind: 'local', sec, tzid } : { kind: 'local', sec };
+}
+
+/** The TZID parameter of a property as written (quotes already removed), or undefined. */
+export function tzidOf(p: Prop): string | undefined {
+  return 'TZID' in p.params ? p.params.TZID : undefined;
+}
+
+export function parseTimeProp(p: Prop): IcsTime | undefined {
+  return parseTime(p.value, tzidOf(p));
+}
+
+/** Comma-separated DATE/DATE-TIME lists (EXDATE, RDATE); invalid or empty items are skipped. */
+export function parseTimeList(p: Prop): { times: IcsTime[]; invalid: string[] } {
+  const times: IcsTime[] = [];
+  const invalid: string[] = [];
+  const tz = tzidOf(p);
+  for (const raw of p.value.split(',')) {
+    const v = raw.trim();
+    if (!v) continue;
+    const t = parseTime(v, tz);
+    if (t) times.push(t);
+    else invalid.push(v);
+  }
+  return { times, invalid };
+}
+
+/** Nominal days (calendar days, follow DST) plus exact seconds. */
+export interface IcsDuration {
+  days: number;
+  seconds: number;
+}
+
+const DUR = /^([+-])?P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/i;
+
+export function parseDuration(value: string): IcsDuration | undefined {
+  const v = value.trim();
+  const m = DUR.exec(v);
+  if (!m || v === 'P' || /T$/i.test(v)) return undefined;
+  const sign = m[1] === '-' ? -1 : 1;
+  const days = (m[2] ? +m[2] * 7 : 0) + (m[3] ? +m[3] : 0);
+  const seconds = (m[4] ? +m[4] * 3600 : 0) + (m[5] ? +m[5] * 60 : 0) + (m[6] ? +m[6] : 0);
+  return { days: sign * days, seconds: sign * seconds };
+}
+
+/** RDATE;VALUE=PERIOD items: `start/end` or `start/duration`. */
+export interface IcsPeriodItem {
+  start: IcsTime;
+  end?: IcsTime;
+  duration?: IcsDuration;
+}
+
+export function parsePeriodList(p: Prop): { items: IcsPeriodItem[]; invalid: string[] } {
+  const items: IcsPeriodItem[] = [];
+  const invalid: string[] = [];
+  const tz = tzidOf(p);
+  for (const raw of p.value.split(',')) {
+    const v = raw.trim();
+    if (!v) continue;
+    const slash = v.indexOf('/');
+    const start = parseTime(slash < 0 ? v : v.slice(0, slash), tz);
+    if (!start) {
+      invalid.push(v);
+      continue;
+    }
+    if (slash < 0) {
+      items.push({ start });
+      continue;
+    }
+    const rest = v.slice(slash + 1);
+    const end = parseTime(rest, tz);
+    const duration = end ? undefined : parseDuration(rest);
+    if (!end && !duration) invalid.push(v);
+    else items.push(end ? { start, end } : { start, duration });
+  }
+  return { items, invalid };
+}
+
+/** `+0100`, `-075258`, `+010000`, and the invalid but common `-0000` (= 0), in seconds. */
+export function parseUtcOffset(value: string): number | undefined {
+  const m = /^([+-])?(\d{2}):?(\d{2})(?::?(\d{2}))?$/.exec(value.trim());
+  if (!m) return undefined;
+  const s = +m[2] * 3600 + +m[3] * 60 + (m[4] ? +m[4] : 0);
+  return m[1] === '-' ? -s : s;
+}
