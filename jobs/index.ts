@@ -1,6 +1,7 @@
 import type { JobDefinition } from '../src/queue/job-definition.ts';
 import { importCsvChunkJob, importCsvFinishJob, importCsvJob } from './import-csv.ts';
 import { importIcsJob } from './import-ics.ts';
+import { syncSiteJob } from './sync-site.ts';
 
 /** Every job kind the worker can run, by job name. */
 export const JOBS: Record<string, JobDefinition> = {
@@ -8,4 +9,5 @@ export const JOBS: Record<string, JobDefinition> = {
   [importCsvJob.name]: importCsvJob as JobDefinition,
   [importCsvChunkJob.name]: importCsvChunkJob as JobDefinition,
   [importCsvFinishJob.name]: importCsvFinishJob as JobDefinition,
+  [syncSiteJob.name]: syncSiteJob as JobDefinition,
 };

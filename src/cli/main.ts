@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load.ts';
 import { RunFailedError } from '../runs/context.ts';
+import { registerImportCsv } from './commands/import-csv.ts';
 import { registerImportIcs } from './commands/import-ics.ts';
+import { registerSync } from './commands/sync.ts';
 import { registerOps } from './commands/ops.ts';
 import { registerSandbox } from './commands/sandbox.ts';
 import { registerWorker } from './commands/worker.ts';
@@ -23,6 +25,8 @@ export function buildProgram(): Command {
   const globals = () => program.opts<GlobalOptions>();
   const importCmd = program.command('import').description('Import events, venues or organizers from a feed or file');
   registerImportIcs(importCmd, globals, setExit);
+  registerImportCsv(importCmd, globals, setExit);
+  registerSync(program, globals, setExit);
   registerSandbox(program);
   registerWorker(program, globals, setExit);
   registerOps(program, globals, setExit);

@@ -58,14 +58,19 @@ export const OrganizerDraft = z.object({
 });
 export type OrganizerDraft = z.infer<typeof OrganizerDraft>;
 
-export const TermDraft = z.object({
+export interface TermDraft {
+  name: string;
+  slug?: string;
+  description?: string;
+  /** Parent category (categories only): a name, or a full draft when the source knows it (sync). */
+  parent?: string | TermDraft;
+}
+export const TermDraft: z.ZodType<TermDraft> = z.object({
   name: z.string().min(1),
   slug: z.string().optional(),
   description: z.string().optional(),
-  /** Parent category by name/slug (categories only). */
-  parent: z.string().optional(),
+  parent: z.union([z.string(), z.lazy(() => TermDraft)]).optional(),
 });
-export type TermDraft = z.infer<typeof TermDraft>;
 
 export const EventDraft = z
   .object({

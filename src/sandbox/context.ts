@@ -13,6 +13,8 @@ export interface SiteConfig {
   siteTimezone: string;
   defaultPerPage: number;
   now: () => Date;
+  /** the configured namespace and its alias, both serving the same data */
+  namespaces: string[];
 }
 
 /** One REST request, after routing. */

@@ -70,6 +70,7 @@ function isPublished(status: string): boolean {
  * possibly nothing, and need not be unique (wp_unique_post_slug skips them).
  */
 export function settleSlug(store: Store, kind: PostKind, rec: PostBase, requested: string | undefined): string {
+  if (rec.status === 'trash') return rec.slug;
   let slug = requested !== undefined ? sanitizeSlug(requested) : rec.slug.endsWith(TRASHED) ? rec.slug.slice(0, -TRASHED.length) : rec.slug;
   if (!isPublished(rec.status)) return slug;
   if (!slug) slug = sanitizeSlug(rec.title) || String(rec.id);

@@ -27,6 +27,8 @@ export interface SiteWriterOptions {
   /** Requests in flight against the site. @defaultValue 8 */
   concurrency?: number;
   signal?: AbortSignal;
+  /** Update terms matched by slug when their name/description/parent changed (sync). */
+  updateTerms?: boolean;
 }
 
 interface Planned {
@@ -60,8 +62,8 @@ export class SiteWriter {
   private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal'>> & Pick<SiteWriterOptions, 'lang' | 'signal'>;
 
   constructor(opts: SiteWriterOptions) {
-    this.o = { dryRun: false, onEdit: 'overwrite', status: 'publish', createTerms: true, concurrency: 8, ...opts };
-    this.terms = new TermResolver(opts.client, { lang: opts.lang, createTerms: this.o.createTerms, dryRun: this.o.dryRun, report: opts.report });
+    this.o = { dryRun: false, onEdit: 'overwrite', status: 'publish', createTerms: true, concurrency: 8, updateTerms: false, ...opts };
+    this.terms = new TermResolver(opts.client, { lang: opts.lang, createTerms: this.o.createTerms, dryRun: this.o.dryRun, report: opts.report, updateTerms: this.o.updateTerms });
     this.linked = new LinkedResolver(opts.client, opts.ledger, { lang: opts.lang, dryRun: this.o.dryRun, status: this.o.status, report: opts.report });
   }
 
@@ -159,7 +161,7 @@ export class SiteWriter {
       } else {
         ({ record, created } = await this.create(p));
       }
-      await ledger.set('events', p.slug, { fp: p.fp, id: record.id, modified: record.modified_utc, start: utcIso(record.utc_start_date), at: new Date().toISOString() });
+      await ledger.set('events', p.slug, { fp: p.fp, id: record.id, modified: record.modified_utc, start: utcIso(record.utc_start_date), src: p.draft.origin.ref, at: new Date().toISOString() });
       report.add({ ...base, outcome: created ? 'created' : 'updated', siteId: record.id, reason });
     } catch (err) {
       report.add({ ...base, outcome: 'failed', reason: (err as Error).message });

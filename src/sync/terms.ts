@@ -20,9 +20,18 @@ export function termKey(name: string): string {
     .toLowerCase();
 }
 
+interface TermInfo {
+  id: number;
+  name: string;
+  slug: string;
+  description?: string;
+  parent?: number;
+}
+
 interface TermIndex {
   bySlug: Map<string, number>;
   byName: Map<string, number>;
+  byId: Map<number, TermInfo>;
 }
 
 export interface TermResolverOptions {
@@ -30,6 +39,8 @@ export interface TermResolverOptions {
   createTerms: boolean;
   dryRun: boolean;
   report: RunReport;
+  /** Bring name/description/parent of terms matched by slug in line with the draft (sync). */
+  updateTerms?: boolean;
 }
 
 /**
@@ -53,11 +64,12 @@ export class TermResolver {
 
   private load(tax: Taxonomy): Promise<TermIndex> {
     this.index[tax] ??= (async () => {
-      const idx: TermIndex = { bySlug: new Map(), byName: new Map() };
+      const idx: TermIndex = { bySlug: new Map(), byName: new Map(), byId: new Map() };
       const res = tax === 'categories' ? this.client.categories : this.client.tags;
       for await (const t of res.iterate({ hide_empty: false, per_page: 50 }, { lang: this.opts.lang })) {
         idx.bySlug.set(t.slug, t.id);
         if (!idx.byName.has(termKey(t.name))) idx.byName.set(termKey(t.name), t.id);
+        idx.byId.set(t.id, { id: t.id, name: t.name, slug: t.slug, description: t.description, parent: (t as { parent?: number }).parent });
       }
       return idx;
     })();
@@ -83,11 +95,44 @@ export class TermResolver {
     return p;
   }
 
+  private async parentOf(tax: Taxonomy, d: TermDraft): Promise<number | undefined> {
+    if (tax !== 'categories' || !d.parent) return undefined;
+    return this.resolve('categories', typeof d.parent === 'string' ? { name: d.parent } : d.parent);
+  }
+
+  /** A term matched by slug whose name, description or parent changed at the source. */
+  private async refresh(tax: Taxonomy, idx: TermIndex, id: number, d: TermDraft): Promise<number> {
+    const cur = idx.byId.get(id);
+    const parent = await this.parentOf(tax, d);
+    const changed =
+      cur !== undefined &&
+      (termKey(cur.name) !== termKey(d.name) || (d.description ?? '') !== (cur.description ?? '') || (tax === 'categories' && (parent ?? 0) !== (cur.parent ?? 0)));
+    if (!changed) {
+      this.opts.report.add({ kind: tax, slug: d.slug, outcome: 'unchanged', siteId: id });
+      return id;
+    }
+    if (this.opts.dryRun) {
+      this.opts.report.add({ kind: tax, slug: d.slug, outcome: 'updated', siteId: id, reason: 'would be updated (dry run)' });
+      return id;
+    }
+    try {
+      const res = tax === 'categories' ? this.client.categories : this.client.tags;
+      const body: Record<string, unknown> = { name: d.name, description: d.description ?? '' };
+      if (tax === 'categories') body.parent = parent ?? 0;
+      await res.update(id, body as never, { lang: this.opts.lang });
+      this.opts.report.add({ kind: tax, slug: d.slug, outcome: 'updated', siteId: id });
+    } catch (err) {
+      this.opts.report.add({ kind: tax, slug: d.slug, outcome: 'failed', siteId: id, reason: `could not update "${d.name}": ${(err as Error).message}` });
+    }
+    return id;
+  }
+
   private async resolveOnce(tax: Taxonomy, d: TermDraft): Promise<number | undefined> {
     const idx = await this.load(tax);
     const found = (d.slug ? idx.bySlug.get(d.slug) : undefined) ?? idx.byName.get(termKey(d.name)) ?? idx.bySlug.get(slugify(d.name, 200));
     const label = d.slug ?? d.name;
     if (found !== undefined) {
+      if (this.opts.updateTerms && d.slug && idx.bySlug.get(d.slug) === found) return this.refresh(tax, idx, found, d);
       this.opts.report.add({ kind: tax, slug: label, outcome: 'unchanged', siteId: found });
       return found;
     }
@@ -95,8 +140,7 @@ export class TermResolver {
       this.opts.report.add({ kind: tax, slug: label, outcome: 'skipped', reason: `"${d.name}" does not exist on the site and term creation is off (--no-create-terms); events are written without it` });
       return undefined;
     }
-    let parent: number | undefined;
-    if (tax === 'categories' && d.parent) parent = await this.resolve('categories', { name: d.parent });
+    const parent = await this.parentOf(tax, d);
     if (this.opts.dryRun) {
       const id = this.dryRunIds--;
       this.opts.report.add({ kind: tax, slug: label, outcome: 'created', reason: 'would be created (dry run)' });

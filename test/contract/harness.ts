@@ -10,13 +10,14 @@ import { CalendarClient, type SiteConnection } from '../../src/api/index.ts';
 
 export type Version = '6.17.2' | '6.17.1';
 
+/** Fault knobs (src/sandbox/faults.ts); `seed` only when the sandbox starts. */
 export interface SandboxFaults {
   latencyMs?: number;
+  latencyJitterMs?: number;
   errorRate?: number;
   throttleRate?: number;
   retryAfterSeconds?: number;
   dropRate?: number;
-  seed?: number;
 }
 
 /** The parts of the sandbox handle the suite uses (src/sandbox/index.ts). */
@@ -25,7 +26,13 @@ export interface SandboxHandle {
   namespace: string;
   user: string;
   password: string;
-  stats(): { total: number; writes: number; byRoute: Record<string, number>; faults: number; retryAfterViolations: number };
+  stats(): {
+    total: number;
+    writes: number;
+    byRoute: Record<string, number>;
+    faults: { error: number; throttle: number; drop: number };
+    retryAfterViolations: number;
+  };
   resetStats(): void;
   setFaults(f: SandboxFaults): void;
   close(): Promise<void>;
@@ -51,7 +58,7 @@ export interface Target {
   close(): Promise<void>;
 }
 
-export async function openTarget(opts: { version?: Version; faults?: SandboxFaults } = {}): Promise<Target> {
+export async function openTarget(opts: { version?: Version; faults?: SandboxFaults; seed?: number } = {}): Promise<Target> {
   const prefix = `cs${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   let sandbox: SandboxHandle | undefined;
   let url: string;
@@ -67,7 +74,7 @@ export async function openTarget(opts: { version?: Version; faults?: SandboxFaul
     const { startSandbox } = (await import('../../src/sandbox/index.ts')) as unknown as {
       startSandbox(o: Record<string, unknown>): Promise<SandboxHandle>;
     };
-    sandbox = await startSandbox({ port: 0, version: opts.version ?? '6.17.2', ...opts.faults });
+    sandbox = await startSandbox({ port: 0, version: opts.version ?? '6.17.2', seed: opts.seed, ...opts.faults });
     ({ url, namespace, user, password } = sandbox);
   }
   const clients: CalendarClient[] = [];

@@ -18,12 +18,22 @@ export type ZoneResult = { ok: true; value: string | undefined } | { ok: false; 
 
 const cache = new Map<string, string | null>();
 
-/** Canonical-case IANA name, or null when the runtime does not know it. */
+let byLowerCase: Map<string, string> | undefined;
+
+/**
+ * The IANA name as the user wrote it when the runtime knows it, with its case fixed from the
+ * runtime's list ("europe/berlin" → "Europe/Berlin"); null when unknown. Not Intl's resolved name:
+ * ICU canonicalizes links ("Europe/Nicosia" → "Asia/Nicosia"), and the file's name is the one the
+ * user and the site (PHP knows the links) expect to see.
+ */
 export function ianaZone(name: string): string | null {
   let hit = cache.get(name);
   if (hit !== undefined) return hit;
   try {
-    hit = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    byLowerCase ??= new Map(Intl.supportedValuesOf('timeZone').map((z) => [z.toLowerCase(), z]));
+    const known = byLowerCase.get(name.toLowerCase());
+    hit = known ?? (name === name.toLowerCase() || name === name.toUpperCase() ? resolved : name);
   } catch {
     hit = null;
   }

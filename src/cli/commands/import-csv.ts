@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { CsvImportOptions, csvParams } from '../../../jobs/import-csv.ts';
+import { runCsvImport } from '../../runs/import-csv.ts';
+import { formatReport } from '../../sync/report.ts';
+import { createLogger } from '../../util/log.ts';
+import { ProgressLine } from '../progress.ts';
+import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
+import { intOption, splitList } from '../options.ts';
+
+export function registerImportCsv(importCmd: Command, globals: () => GlobalOptions, setExit: (code: number) => void): void {
+  importCmd
+    .command('csv')
+    .description('Import events, venues or organizers from a CSV file: mapped headers, row-level rejects, dry run')
+    .argument('<file-or-url>', 'CSV file path or http(s) URL')
+    .requiredOption('--site <rest-root-or-name>', 'REST root or a site name from the config')
+    .option('--kind <kind>', 'what the rows are: events|venues|organizers', 'events')
+    .option('--namespace <ns>', 'REST namespace (real sites: tribe/events/v1)')
+    .option('--map <mapping.json>', 'column → field mapping file ({"Column header or 1-based index": "field"})')
+    .option('--key <column>', 'column with a stable id per row (default identity: title + start)')
+    .option('--date-format <fmt>', 'date format for non-ISO dates: DD/MM/YYYY, MM/DD/YYYY, D.M.YYYY, …')
+    .option('--encoding <enc>', 'auto|utf-8|utf-16le|windows-1252|iso-8859-1…', 'auto')
+    .option('--delimiter <d>', 'auto|,|;|tab|pipe', 'auto')
+    .option('--default-tz <iana>', 'zone for rows without one', 'UTC')
+    .option('--lang <code>', 'site language (ml_language)', 'en')
+    .option('--source <key>', 'source key (default: from the file name)')
+    .option('--status <status>', 'post status of new records: publish|draft', 'publish')
+    .option('--no-create-terms', 'do not create missing categories/tags')
+    .option('--chunk-size <n>', 'rows per chunk', intOption, 500)
+    .option('--allow <hosts>', 'hosts/CIDRs exempt from the private-address guard', splitList)
+    .option('--dry-run', 'validate and resolve everything, write nothing')
+    .option('--rejects <out.csv>', 'write rejected rows (as they were, plus line and reason) here')
+    .option('--json', 'print one JSON report')
+    .addHelpText(
+      'after',
+      `
+Identity: with --key the column's value; otherwise source + title + start + zone (as The Events Calendar
+does), so editing a row's title or start in the file makes a new event on the next import.
+
+Examples:
+  $ calsync import csv events.csv --site http://127.0.0.1:8787/wp-json --rejects rejects.csv
+  $ calsync import csv venues.csv --kind venues --site city --json
+  $ calsync import csv export.csv --site city --date-format DD/MM/YYYY --default-tz Europe/Oslo --dry-run
+
+Exit codes: 0 nothing failed, 2 some rows failed, 1 the run failed as a whole (e.g. ambiguous dates).`,
+    )
+    .action(async (location: string, o: Record<string, unknown>) => {
+      const g = globals();
+      const log = createLogger({ level: g.logLevel });
+      const config = loadCliConfig(g);
+      const delimiter = o.delimiter === 'tab' ? '\t' : o.delimiter === 'pipe' ? '|' : o.delimiter;
+      const options = CsvImportOptions.parse({
+        location,
+        site: o.site,
+        kind: o.kind,
+        namespace: o.namespace,
+        source: o.source,
+        lang: o.lang,
+        map: o.map ? JSON.parse(readFileSync(o.map as string, 'utf8')) : undefined,
+        key: o.key,
+        dateFormat: o.dateFormat,
+        encoding: o.encoding,
+        delimiter,
+        defaultTimezone: o.defaultTz,
+        status: o.status,
+        createTerms: o.createTerms !== false,
+        dryRun: Boolean(o.dryRun),
+        chunkSize: o.chunkSize,
+        rejects: o.rejects,
+        allow: (o.allow as string[] | undefined) ?? [],
+      });
+      const r = await inlineRedis(g, config, log);
+      const progress = new ProgressLine({ enabled: !o.json || process.stderr.isTTY });
+      try {
+        const report = await runCsvImport(csvParams(options, config, { allowFiles: true }), { redis: r.redis, log, onProgress: progress.update });
+        progress.done();
+        process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}${report.rejectsFile ? `\n  rejected rows written to ${report.rejectsFile}` : ''}\n`);
+        setExit(Object.values(report.counts).some((c) => c.failed > 0) ? 2 : 0);
+      } finally {
+        await r.stop();
+      }
+    });
+}

@@ -1,0 +1,67 @@
+import type { Command } from 'commander';
+import { SyncOptions, runSyncAll, syncParams } from '../../../jobs/sync-site.ts';
+import { runSiteSync } from '../../runs/sync-site.ts';
+import { formatReport } from '../../sync/report.ts';
+import { createLogger } from '../../util/log.ts';
+import { ProgressLine } from '../progress.ts';
+import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
+import { splitList } from '../options.ts';
+
+export function registerSync(program: Command, globals: () => GlobalOptions, setExit: (code: number) => void): void {
+  program
+    .command('sync')
+    .description('Copy one site\'s events, venues, organizers, categories and tags into another, per language')
+    .requiredOption('--from <site>', 'source site (config name or REST root)')
+    .requiredOption('--to <site>', 'target site (config name or REST root)')
+    .option('--from-namespace <ns>', 'namespace of a --from given as a URL')
+    .option('--to-namespace <ns>', 'namespace of a --to given as a URL')
+    .option('--lang <list>', 'languages: en,fr,… or all', 'en')
+    .option('--window <from..to>', 'window of source events', '-30d..+365d')
+    .option('--retire <policy>', 'events gone from the source: keep|draft|trash|delete', 'keep')
+    .option('--force-retire', 'retire even past the mass-deletion guard')
+    .option('--on-edit <policy>', 'events edited on the target: overwrite|preserve', 'overwrite')
+    .option('--categories <list>', 'only events in these source categories (ids or slugs)', splitList)
+    .option('--tags <list>', 'only events with these source tags (ids or slugs)', splitList)
+    .option('--dry-run', 'resolve everything, write nothing')
+    .option('--json', 'print one JSON report')
+    .addHelpText(
+      'after',
+      `
+Each site's credentials come from its config entry (passwordEnv/tokenEnv); a site given as a URL uses
+CALSYNC_USER/CALSYNC_PASSWORD (or CALSYNC_TOKEN).
+
+Examples:
+  $ calsync --config calsync.config.json sync --from venue-site --to city --lang all --retire trash
+  $ calsync sync --from https://a.example/wp-json --from-namespace tribe/events/v1 --to city --dry-run`,
+    )
+    .action(async (o: Record<string, unknown>) => {
+      const g = globals();
+      const log = createLogger({ level: g.logLevel });
+      const config = loadCliConfig(g);
+      const options = SyncOptions.parse({
+        from: o.from,
+        to: o.to,
+        fromNamespace: o.fromNamespace,
+        toNamespace: o.toNamespace,
+        langs: o.lang === 'all' ? 'all' : String(o.lang).split(','),
+        window: o.window,
+        retire: o.retire,
+        onEdit: o.onEdit,
+        categories: o.categories,
+        tags: o.tags,
+        dryRun: Boolean(o.dryRun),
+        forceRetire: Boolean(o.forceRetire),
+      });
+      const r = await inlineRedis(g, config, log);
+      const progress = new ProgressLine({ enabled: !o.json || process.stderr.isTTY });
+      try {
+        const report = await runSyncAll(syncParams(options, config), (p) => runSiteSync(p, { redis: r.redis, log, onProgress: progress.update }));
+        progress.done();
+        process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+        const failed = Object.values(report.counts).some((c) => c.failed > 0) || report.retire?.refused;
+        setExit(failed ? 2 : 0);
+      } finally {
+        await r.stop();
+      }
+    });
+}

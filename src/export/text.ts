@@ -1,0 +1,65 @@
+import { compileHtmlToText, type HtmlToTextSelector } from './vendor.ts';
+
+/**
+ * Text fields of a VEVENT from the site's HTML. The site returns `title` through `the_title`
+ * (entities such as `&#8217;`, sometimes inline tags) and `description` through `the_content`
+ * (paragraphs, lists, links, block markup). Calendar apps show DESCRIPTION as plain text, so it is
+ * converted with html-to-text; the original HTML goes to X-ALT-DESC for the apps that render it.
+ */
+
+const HEADINGS: HtmlToTextSelector[] = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((h) => ({
+  selector: h,
+  // html-to-text upper-cases headings by default, which reads as shouting in a calendar popup.
+  options: { uppercase: false },
+}));
+
+const toPlain = compileHtmlToText({
+  wordwrap: false,
+  selectors: [
+    ...HEADINGS,
+    { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+    // Images are the featured image's business (ATTACH); inline ones would only add noise.
+    { selector: 'img', format: 'skip' },
+    { selector: 'table', format: 'dataTable' },
+  ],
+});
+
+const toInline = compileHtmlToText({
+  wordwrap: false,
+  selectors: [
+    ...HEADINGS,
+    { selector: 'a', options: { ignoreHref: true } },
+    { selector: 'img', format: 'skip' },
+  ],
+});
+
+/** C0 controls (but tab and line feed) and DEL are not allowed in iCalendar TEXT (RFC 5545 §3.3.11). */
+const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+/** Title as plain one-line text: tags stripped, entities decoded, whitespace collapsed. */
+export function plainTitle(html: string): string {
+  // Most titles carry neither markup nor entities: skip the parser for them.
+  const text = /[<&]/.test(html) ? toInline(html) : html;
+  return text.replace(CONTROLS, '').replace(/\s+/g, ' ').trim();
+}
+
+/** Description as plain text: paragraphs and list items on their own lines, links as `text [url]`. */
+export function plainText(html: string): string {
+  if (!html.trim()) return '';
+  return toPlain(html)
+    .replace(CONTROLS, '')
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/** HTML for X-ALT-DESC: as the site rendered it, minus what iCalendar cannot carry. */
+export function altHtml(html: string): string {
+  return html.replace(CONTROLS, '').replace(/\r\n?/g, '\n').trim();
+}
+
+/** True when the string holds markup worth an X-ALT-DESC (plain text needs none). */
+export function hasMarkup(html: string): boolean {
+  return /<[a-z!\/]/i.test(html);
+}

@@ -1,0 +1,213 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LANGUAGES } from '../model/languages.ts';
+import { authenticate, type Credentials } from './auth.ts';
+import type { Ctx, SiteConfig } from './context.ts';
+import { siteIndex } from './discovery.ts';
+import { ApiError, invalidJson, noRoute } from './errors.ts';
+import { FaultSettings, type FaultPlan } from './faults.ts';
+import { parsePhpQuery, type Params } from './params.ts';
+import { METHODS, allowed, dispatch, matchRoute, type Method } from './router.ts';
+import type { RenderCtx } from './shapes.ts';
+import type { StatsRecorder } from './stats.ts';
+import type { Store } from './store.ts';
+
+export interface ServerDeps {
+  store: Store;
+  site: SiteConfig;
+  stats: StatsRecorder;
+  faults: FaultPlan;
+  creds: Credentials;
+  /** the test helpers behind /__sandbox/dump */
+  dump: (lang: string) => unknown;
+}
+
+const MAX_BODY = 32 * 1024 * 1024;
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const JSON_TYPE = 'application/json; charset=UTF-8';
+
+interface Target {
+  /** path inside the REST root, without trailing slash: '' | '/tribe/events/v1/events' … */
+  restPath: string;
+  restRoot: string;
+  langSegment?: string;
+}
+
+/** `/wp-json/…`, `/<lang>/wp-json/…` or `?rest_route=/…`; anything else is not the REST API. */
+function restTarget(url: URL, origin: string): Target | undefined {
+  let path = url.pathname;
+  let langSegment: string | undefined;
+  const seg = /^\/([a-z]{2})(\/.*)?$/.exec(path);
+  if (seg && (LANGUAGES as readonly string[]).includes(seg[1])) {
+    langSegment = seg[1];
+    path = seg[2] ?? '/';
+  }
+  const restRoot = `${origin}${langSegment ? `/${langSegment}` : ''}/wp-json`;
+  let restPath: string | undefined;
+  if (path === '/wp-json' || path.startsWith('/wp-json/')) restPath = path.slice('/wp-json'.length);
+  else if ((path === '/' || path === '/index.php') && url.searchParams.has('rest_route')) restPath = url.searchParams.get('rest_route') ?? '';
+  if (restPath === undefined) return undefined;
+  return { restPath: restPath.replace(/\/+$/, ''), restRoot, langSegment };
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new ApiError(413, 'rest_request_too_large', 'The request body is too large.'));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** JSON or form bodies, both as WordPress reads them; a JSON syntax error is kept for later. */
+function parseBody(req: IncomingMessage, raw: Buffer): { body: Params; jsonError?: string } {
+  if (raw.length === 0) return { body: {} };
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  const text = raw.toString('utf8');
+  if (type.includes('application/x-www-form-urlencoded')) return { body: parsePhpQuery(new URLSearchParams(text)) };
+  if (type.includes('json') || (!type && /^\s*[{[]/.test(text))) {
+    try {
+      const v: unknown = JSON.parse(text);
+      return { body: typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Params) : {} };
+    } catch (e) {
+      return { body: {}, jsonError: (e as Error).message };
+    }
+  }
+  return { body: {} };
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text), 'X-Robots-Tag': 'noindex', ...headers });
+  res.end(text);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The `http.createServer` handler. */
+export function createHandler(deps: ServerDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(deps, req, res).catch((err: unknown) => {
+      if (res.headersSent || res.destroyed) return;
+      if (err instanceof ApiError) send(res, err.status, err.body());
+      else send(res, 500, { code: 'internal_server_error', message: String((err as Error)?.message ?? err), data: { status: 500 } });
+    });
+  };
+}
+
+async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const host = req.headers.host ?? '127.0.0.1';
+  const origin = `http://${host}`;
+  const url = new URL(req.url ?? '/', origin);
+  if (url.pathname.startsWith('/__sandbox/')) return sideEndpoint(deps, req, res, url);
+
+  const target = restTarget(url, origin);
+  if (!target) {
+    res.writeHead(404, { 'Content-Type': 'text/html; charset=UTF-8' });
+    res.end('<!doctype html><title>Page not found</title><h1>Not found</h1>');
+    return;
+  }
+  const raw = await readBody(req);
+  let method = (req.method ?? 'GET').toUpperCase();
+  // WordPress's verb tunnelling for hosts that block PUT/PATCH/DELETE.
+  const override = (url.searchParams.get('_method') ?? (req.headers['x-http-method-override'] as string | undefined))?.toUpperCase();
+  if (method === 'POST' && override && (METHODS as readonly string[]).includes(override)) method = override;
+
+  const ns = deps.site.namespaces.find((n) => target.restPath === `/${n}` || target.restPath.startsWith(`/${n}/`));
+  const sub = ns ? target.restPath.slice(ns.length + 1) : undefined;
+  const matched = sub === undefined ? undefined : matchRoute(sub);
+  const routeKey = matched ? matched.route.template || '/' : target.restPath === '' ? '(site index)' : target.restPath === '/wp/v2/users/me' ? '/wp/v2/users/me' : '(no route)';
+
+  deps.stats.request(method, routeKey, Boolean(matched) && WRITE_METHODS.has(method), `${url.pathname}`, performance.now());
+  const { delayMs, fault } = deps.faults.next();
+  if (delayMs > 0) await sleep(delayMs);
+  if (fault.kind === 'drop') {
+    deps.stats.fault('drop');
+    req.socket.destroy();
+    return;
+  }
+  if (fault.kind === 'throttle') {
+    deps.stats.fault('throttle');
+    deps.stats.throttled(method, url.pathname, performance.now() + fault.retryAfter * 1000);
+    send(res, 429, { code: 'rest_too_many_requests', message: 'Too many requests, slow down.', data: { status: 429 } },
+      { 'Retry-After': String(fault.retryAfter) });
+    return;
+  }
+  if (fault.kind === 'error') {
+    deps.stats.fault('error');
+    if (fault.status === 500) {
+      send(res, 500, { code: 'internal_server_error', message: '<p>There has been a critical error on this website.</p>', data: { status: 500 }, additional_errors: [] });
+    } else {
+      // Gateways in front of real sites answer these in HTML, not JSON.
+      res.writeHead(fault.status, { 'Content-Type': 'text/html' });
+      res.end(`<html><head><title>${fault.status}</title></head><body><h1>${fault.status === 502 ? 'Bad Gateway' : 'Service Unavailable'}</h1></body></html>`);
+    }
+    return;
+  }
+
+  const auth = authenticate(req.headers.authorization, deps.creds);
+  if (auth instanceof ApiError) throw auth;
+  const authed = auth;
+
+  if (target.restPath === '') {
+    return send(res, 200, siteIndex(target.restRoot, origin, deps.site.namespaces, deps.site.siteTimezone));
+  }
+  if (target.restPath === '/wp/v2/users/me' && method === 'GET') {
+    if (!authed) throw new ApiError(401, 'rest_not_logged_in', 'You are not currently logged in.');
+    return send(res, 200, { id: 1, name: deps.creds.user, slug: deps.creds.user });
+  }
+  if (!matched || !ns) throw noRoute();
+
+  const query = parsePhpQuery(url.searchParams);
+  delete query.rest_route;
+  const { body, jsonError } = method === 'GET' ? { body: {} } : parseBody(req, raw);
+  // Route captures win over body and query (WordPress would let the body override them).
+  const params: Params = { ...query, ...body, ...matched.path };
+  const queryLang = typeof params.ml_language === 'string' ? params.ml_language : undefined;
+  const lang = target.langSegment ?? (queryLang && (LANGUAGES as readonly string[]).includes(queryLang) ? queryLang : 'en');
+  const rc: RenderCtx = { origin, host: url.hostname, restRoot: target.restRoot, namespace: ns, lang };
+  const ctx: Ctx = { method, params, query, path: matched.path, lang, authed, rc, site: deps.site, store: deps.store };
+  const allow = allowed(matched.route, authed);
+
+  try {
+    if (jsonError !== undefined && matched.route.methods[method as Method]) throw invalidJson(jsonError);
+    const reply = dispatch(matched.route, method as Method, ctx);
+    send(res, reply.status, reply.body, { ...(allow ? { Allow: allow } : {}), ...reply.headers });
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    send(res, err.status, err.body(), err.code === 'rest_no_route' || !allow ? {} : { Allow: allow });
+  }
+}
+
+async function sideEndpoint(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const raw = await readBody(req);
+  const route = `${req.method} ${url.pathname.replace(/\/+$/, '')}`;
+  switch (route) {
+    case 'GET /__sandbox/stats':
+      return send(res, 200, deps.stats.snapshot());
+    case 'POST /__sandbox/stats/reset':
+      deps.stats.reset();
+      return send(res, 200, deps.stats.snapshot());
+    case 'POST /__sandbox/faults': {
+      const parsed = FaultSettings.safeParse(raw.length ? JSON.parse(raw.toString('utf8')) : {});
+      if (!parsed.success) return send(res, 400, { code: 'invalid_faults', message: parsed.error.message });
+      deps.faults.update(parsed.data);
+      return send(res, 200, deps.faults.settings);
+    }
+    case 'GET /__sandbox/dump':
+      return send(res, 200, deps.dump(url.searchParams.get('ml_language') ?? 'en'));
+    case 'POST /__sandbox/reset':
+      deps.store.clear();
+      return send(res, 200, { reset: true });
+    default:
+      return send(res, 404, { code: 'not_found', message: `No sandbox endpoint ${route}` });
+  }
+}

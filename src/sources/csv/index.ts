@@ -1,0 +1,14 @@
+/**
+ * CSV source: spreadsheets of events, venues or organizers → drafts and row failures.
+ *
+ *   const inspection = await inspectCsv(open, opts);   // pass 1: decide encoding, header, mapping, date order
+ *   for await (const item of readCsv(open, opts, inspection)) …   // pass 2: one item per data row
+ *
+ * `open` is called once per pass and must return a fresh byte stream. Whole-file problems throw
+ * CsvRefusedError; row problems come back as failures with the row's physical line number.
+ */
+export { CsvRefusedError } from './errors.ts';
+export { inspectCsv } from './inspect.ts';
+export { readCsv } from './read.ts';
+export { writeRejectsCsv } from './rejects.ts';
+export type { CsvInspection, CsvItem, CsvKind, CsvOptions } from './types.ts';

@@ -1,0 +1,434 @@
+import { civilFromDays, daysFromCivil, daysInMonth, isLeapYear, weekdayOf } from '../../model/timezones.ts';
+import { parseTime, type IcsTime } from './values.ts';
+
+/**
+ * RRULE parsing and expansion (RFC 5545 3.3.10 / 3.8.5.3), on wall-clock seconds.
+ *
+ * Why our own engine rather than node-ical's (rrule-temporal) or ical.js's RecurIterator: both loop
+ * internally until the next match, so a rule that can never (or very rarely) match -
+ * `FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30`, or an unbounded SECONDLY rule started years before the window -
+ * blocks the event loop with no way to stop it from outside. Here every period examined costs one unit of
+ * a caller-supplied budget, periods before the window are skipped arithmetically when COUNT does not force
+ * counting from DTSTART, and expansion stops at the window's end. The algorithm follows python-dateutil's
+ * (period by period: candidate days filtered by the BYxxx parts, times per day, BYSETPOS per period).
+ *
+ * Expansion works on floating wall time (RFC: recurrence is evaluated in the DTSTART's zone); the caller
+ * converts each result to an instant in the series' zone.
+ */
+export type Freq = 'YEARLY' | 'MONTHLY' | 'WEEKLY' | 'DAILY' | 'HOURLY' | 'MINUTELY' | 'SECONDLY';
+const RANK: Record<Freq, number> = { SECONDLY: 0, MINUTELY: 1, HOURLY: 2, DAILY: 3, WEEKLY: 4, MONTHLY: 5, YEARLY: 6 };
+const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
+const DAY = 86_400;
+
+export interface ByDay {
+  /** 0 = every such weekday in the period; +n / -n = the n-th from the start / end. */
+  n: number;
+  /** Monday = 0 ... Sunday = 6. */
+  wd: number;
+}
+
+export interface RRule {
+  freq: Freq;
+  interval: number;
+  count?: number;
+  until?: IcsTime;
+  bysecond?: number[];
+  byminute?: number[];
+  byhour?: number[];
+  byday?: ByDay[];
+  bymonthday?: number[];
+  byyearday?: number[];
+  byweekno?: number[];
+  bymonth?: number[];
+  bysetpos?: number[];
+  wkst: number;
+}
+
+function intList(v: string, min: number, max: number, allowNegative: boolean): number[] | undefined {
+  const out: number[] = [];
+  for (const s of v.split(',')) {
+    if (!/^[+-]?\d+$/.test(s.trim())) return undefined;
+    const n = parseInt(s, 10);
+    const abs = Math.abs(n);
+    if ((n < 0 && !allowNegative) || abs < min || abs > max) return undefined;
+    out.push(n);
+  }
+  return out.length ? [...new Set(out)] : undefined;
+}
+
+/**
+ * Parse an RRULE value. Junk parts (`RRULE:AnythingRandom;FREQ=...`, unknown keys, out-of-range values)
+ * are skipped and reported in `problems`; without a valid FREQ there is no rule.
+ */
+export function parseRRule(value: string): { rule?: RRule; problems: string[] } {
+  const problems: string[] = [];
+  const v = value.trim().replace(/^(?:RRULE:)+/i, '');
+  const r: Partial<RRule> & { wkst: number; interval: number } = { wkst: 0, interval: 1 };
+  for (const part of v.split(';')) {
+    if (!part.trim()) continue;
+    const eq = part.indexOf('=');
+    if (eq < 0) {
+      problems.push(`ignored "${part}"`);
+      continue;
+    }
+    const key = part.slice(0, eq).trim().toUpperCase();
+    const val = part.slice(eq + 1).trim();
+    const bad = (): void => {
+      problems.push(`invalid ${key}=${val}`);
+    };
+    switch (key) {
+      case 'FREQ': {
+        const f = val.toUpperCase();
+        if (f in RANK) r.freq = f as Freq;
+        else bad();
+        break;
+      }
+      case 'INTERVAL': {
+        const n = /^\d+$/.test(val) ? parseInt(val, 10) : NaN;
+        if (n >= 1) r.interval = n;
+        else bad();
+        break;
+      }
+      case 'COUNT': {
+        const n = /^\d+$/.test(val) ? parseInt(val, 10) : NaN;
+        if (n >= 1) r.count = n;
+        else bad();
+        break;
+      }
+      case 'UNTIL': {
+        const t = parseTime(val);
+        if (t) r.until = t;
+        else bad();
+        break;
+      }
+      case 'WKST': {
+        const i = WEEKDAYS.indexOf(val.toUpperCase());
+        if (i >= 0) r.wkst = i;
+        else bad();
+        break;
+      }
+      case 'BYDAY': {
+        const days: ByDay[] = [];
+        for (const s of val.split(',')) {
+          const m = /^([+-]?\d{1,2})?(MO|TU|WE|TH|FR|SA|SU)$/i.exec(s.trim());
+          const n = m?.[1] ? parseInt(m[1], 10) : 0;
+          if (!m || Math.abs(n) > 53) {
+            problems.push(`invalid BYDAY item ${s}`);
+            continue;
+          }
+          days.push({ n, wd: WEEKDAYS.indexOf(m[2].toUpperCase()) });
+        }
+        if (days.length) r.byday = days;
+        break;
+      }
+      case 'BYSECOND': (r.bysecond = intList(val, 0, 60, false)) ?? bad(); break;
+      case 'BYMINUTE': (r.byminute = intList(val, 0, 59, false)) ?? bad(); break;
+      case 'BYHOUR': (r.byhour = intList(val, 0, 23, false)) ?? bad(); break;
+      case 'BYMONTHDAY': (r.bymonthday = intList(val, 1, 31, true)) ?? bad(); break;
+      case 'BYYEARDAY': (r.byyearday = intList(val, 1, 366, true)) ?? bad(); break;
+      case 'BYWEEKNO': (r.byweekno = intList(val, 1, 53, true)) ?? bad(); break;
+      case 'BYMONTH': (r.bymonth = intList(val, 1, 12, false)) ?? bad(); break;
+      case 'BYSETPOS': (r.bysetpos = intList(val, 1, 366, true)) ?? bad(); break;
+      default:
+        problems.push(`ignored ${key}`);
+    }
+  }
+  if (!r.freq) {
+    problems.push('no valid FREQ');
+    return { problems };
+  }
+  return { rule: r as RRule, problems };
+}
+
+/** Shared, mutable work allowance: one unit per period or candidate day examined. */
+export interface Budget {
+  remaining: number;
+  exhausted?: boolean;
+}
+
+export interface ExpandOptions {
+  /** DTSTART as wall-clock seconds (for all-day series: day * 86400). */
+  start: number;
+  /** All-day series: every instance is a whole day, BYHOUR/BYMINUTE/BYSECOND are ignored. */
+  isDate: boolean;
+  /** Inclusive UNTIL bound, already converted to the series' wall clock. */
+  untilLocal?: number;
+  /** Stop once instances pass this wall-clock time. */
+  horizon: number;
+  /** Instances before this may be skipped (only used when the rule has no COUNT). */
+  skipBefore?: number;
+  budget: Budget;
+}
+
+/** Week number (per WKST, week 1 = the first with at least 4 days in the year) -> start day of week 1. */
+function week1Start(y: number, wkst: number): number {
+  const jan1 = daysFromCivil(y, 1, 1);
+  const off = (weekdayOf(jan1) - wkst + 7) % 7;
+  return off <= 3 ? jan1 - off : jan1 + 7 - off;
+}
+
+function weekNumberMatches(day: number, y: number, wkst: number, weeks: number[]): boolean {
+  let wy = y;
+  let s = week1Start(y, wkst);
+  if (day < s) {
+    wy = y - 1;
+    s = week1Start(wy, wkst);
+  } else {
+    const next = week1Start(y + 1, wkst);
+    if (day >= next) {
+      wy = y + 1;
+      s = next;
+    }
+  }
+  const week = Math.floor((day - s) / 7) + 1;
+  const total = Math.round((week1Start(wy + 1, wkst) - s) / 7);
+  return weeks.some((n) => (n > 0 ? week === n : week === total + 1 + n));
+}
+
+interface Filters {
+  bymonth?: Set<number>;
+  bymonthday?: number[];
+  byyearday?: number[];
+  byweekno?: number[];
+  /** Plain weekdays (no ordinal, or ordinals that do not apply to this FREQ). */
+  weekdays?: Set<number>;
+  /** Ordinal weekdays, relative to the month (MONTHLY, or YEARLY with BYMONTH) or the year. */
+  nth?: ByDay[];
+  nthInMonth: boolean;
+  wkst: number;
+}
+
+function dayMatches(day: number, f: Filters): boolean {
+  const { y, m, d } = civilFromDays(day);
+  if (f.bymonth && !f.bymonth.has(m)) return false;
+  const wd = weekdayOf(day);
+  if (f.weekdays || f.nth) {
+    let ok = f.weekdays?.has(wd) ?? false;
+    if (!ok && f.nth) {
+      let pos: number;
+      let len: number;
+      if (f.nthInMonth) {
+        pos = d;
+        len = daysInMonth(y, m);
+      } else {
+        pos = day - daysFromCivil(y, 1, 1) + 1;
+        len = isLeapYear(y) ? 366 : 365;
+      }
+      const fromStart = Math.floor((pos - 1) / 7) + 1;
+      const fromEnd = -(Math.floor((len - pos) / 7) + 1);
+      for (const b of f.nth) {
+        if (b.wd === wd && (b.n === fromStart || b.n === fromEnd)) {
+          ok = true;
+          break;
+        }
+      }
+    }
+    if (!ok) return false;
+  }
+  if (f.bymonthday) {
+    const ml = daysInMonth(y, m);
+    if (!f.bymonthday.some((n) => (n > 0 ? d === n : d === ml + 1 + n))) return false;
+  }
+  if (f.byyearday) {
+    const yd = day - daysFromCivil(y, 1, 1) + 1;
+    const yl = isLeapYear(y) ? 366 : 365;
+    if (!f.byyearday.some((n) => (n > 0 ? yd === n : yd === yl + 1 + n))) return false;
+  }
+  if (f.byweekno && !weekNumberMatches(day, y, f.wkst, f.byweekno)) return false;
+  return true;
+}
+
+function product(hours: number[], minutes: number[], seconds: number[]): number[] {
+  const out: number[] = [];
+  for (const h of hours) for (const mi of minutes) for (const s of seconds) out.push(h * 3600 + mi * 60 + s);
+  return [...new Set(out)].sort((a, b) => a - b);
+}
+
+function applySetPos(cands: number[], setpos: number[] | undefined): number[] {
+  if (!setpos || cands.length === 0) return cands;
+  const out = new Set<number>();
+  for (const p of setpos) {
+    const i = p > 0 ? p - 1 : cands.length + p;
+    if (i >= 0 && i < cands.length) out.add(cands[i]);
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
+/**
+ * Wall-clock instances of a rule, ascending: DTSTART first (RFC 5545: it is always the first instance
+ * and counts toward COUNT even when the rule would not produce it), then every rule instance after it,
+ * until COUNT, UNTIL, the horizon or the budget ends it. Sets `budget.exhausted` when the budget ran out.
+ */
+export function* expandRule(rule: RRule, o: ExpandOptions): Generator<number> {
+  const { start, isDate, budget } = o;
+  const until = o.untilLocal ?? Infinity;
+  const stopAt = Math.min(until, o.horizon);
+  let left = rule.count ?? Infinity;
+
+  yield start;
+  left--;
+  if (left <= 0) return;
+
+  const startDay = Math.floor(start / DAY);
+  const tod = start - startDay * DAY;
+  const h0 = Math.floor(tod / 3600);
+  const mi0 = Math.floor((tod % 3600) / 60);
+  const s0 = tod % 60;
+  const { y: y0, m: m0, d: d0 } = civilFromDays(startDay);
+  const rank = RANK[rule.freq];
+
+  let bymonth = rule.bymonth;
+  let bymonthday = rule.bymonthday;
+  let byday = rule.byday;
+  if (!rule.byweekno && !rule.byyearday && !rule.bymonthday && !rule.byday) {
+    if (rule.freq === 'YEARLY') {
+      bymonth ??= [m0];
+      bymonthday = [d0];
+    } else if (rule.freq === 'MONTHLY') bymonthday = [d0];
+    else if (rule.freq === 'WEEKLY') byday = [{ n: 0, wd: weekdayOf(startDay) }];
+  }
+  const ordinalsApply = rule.freq === 'MONTHLY' || (rule.freq === 'YEARLY' && !rule.byweekno);
+  const plain = byday?.filter((b) => b.n === 0 || !ordinalsApply).map((b) => b.wd);
+  const nth = ordinalsApply ? byday?.filter((b) => b.n !== 0) : undefined;
+  const f: Filters = {
+    bymonth: bymonth ? new Set(bymonth) : undefined,
+    bymonthday,
+    byyearday: rule.byyearday,
+    byweekno: rule.freq === 'YEARLY' ? rule.byweekno : undefined,
+    weekdays: plain?.length ? new Set(plain) : undefined,
+    nth: nth?.length ? nth : undefined,
+    nthInMonth: rule.freq === 'MONTHLY' || !!bymonth,
+    wkst: rule.wkst,
+  };
+  const hours = isDate ? [0] : (rule.byhour ?? [h0]);
+  const minutes = isDate ? [0] : (rule.byminute ?? [mi0]);
+  const seconds = isDate ? [0] : (rule.bysecond ?? [s0]);
+  const skip = rule.count === undefined && o.skipBefore !== undefined ? o.skipBefore - 2 * DAY : -Infinity;
+  const interval = rule.interval;
+
+  // Emit one period's candidates; returns false to stop.
+  function* emit(cands: number[]): Generator<number, boolean> {
+    for (const c of applySetPos(cands, rule.bysetpos)) {
+      if (c > stopAt) return false;
+      if (c <= start) continue;
+      yield c;
+      if (--left <= 0) return false;
+    }
+    return true;
+  }
+
+  if (rank >= RANK.DAILY) {
+    const times = product(hours, minutes, seconds);
+    // Period index: years, months, weeks or days since DTSTART's period.
+    let y = y0;
+    let mIdx = y0 * 12 + (m0 - 1);
+    const wk0 = startDay - ((weekdayOf(startDay) - rule.wkst + 7) % 7);
+    let wk = wk0;
+    let dd = startDay;
+    if (skip > start) {
+      const skipDay = Math.floor(skip / DAY);
+      const sc = civilFromDays(skipDay);
+      if (rule.freq === 'YEARLY') y = y0 + Math.max(0, Math.floor((sc.y - y0) / interval)) * interval;
+      else if (rule.freq === 'MONTHLY') mIdx += Math.max(0, Math.floor((sc.y * 12 + sc.m - 1 - mIdx) / interval)) * interval;
+      else if (rule.freq === 'WEEKLY') wk += Math.max(0, Math.floor((skipDay - wk0) / (7 * interval))) * 7 * interval;
+      else dd += Math.max(0, Math.floor((skipDay - startDay) / interval)) * interval;
+    }
+    for (;;) {
+      if (--budget.remaining < 0) {
+        budget.exhausted = true;
+        return;
+      }
+      let first: number;
+      let last: number;
+      if (rule.freq === 'YEARLY') {
+        if (y > 9999) return;
+        first = daysFromCivil(y, 1, 1);
+        last = daysFromCivil(y, 12, 31);
+      } else if (rule.freq === 'MONTHLY') {
+        const yy = Math.floor(mIdx / 12);
+        const mm = (mIdx % 12) + 1;
+        if (yy > 9999) return;
+        first = daysFromCivil(yy, mm, 1);
+        last = first + daysInMonth(yy, mm) - 1;
+      } else if (rule.freq === 'WEEKLY') {
+        first = wk;
+        last = wk + 6;
+      } else {
+        first = dd;
+        last = dd;
+      }
+      if (first * DAY > stopAt) return;
+      const cands: number[] = [];
+      // Narrow YEARLY periods to the listed months before testing every day.
+      const ranges: Array<[number, number]> = [];
+      if (rule.freq === 'YEARLY' && f.bymonth && !rule.byweekno && !rule.byyearday) {
+        for (const mm of [...f.bymonth].sort((a, b) => a - b)) {
+          const a = daysFromCivil(y, mm, 1);
+          ranges.push([a, a + daysInMonth(y, mm) - 1]);
+        }
+      } else ranges.push([first, last]);
+      for (const [a, b] of ranges) {
+        budget.remaining -= b - a;
+        for (let day = a; day <= b; day++) {
+          if (!dayMatches(day, f)) continue;
+          for (const t of times) cands.push(day * DAY + t);
+        }
+      }
+      if (!(yield* emit(cands))) return;
+      if (rule.freq === 'YEARLY') y += interval;
+      else if (rule.freq === 'MONTHLY') mIdx += interval;
+      else if (rule.freq === 'WEEKLY') wk += 7 * interval;
+      else dd += interval;
+    }
+  }
+
+  // HOURLY / MINUTELY / SECONDLY: the period is one unit; BYHOUR etc. limit instead of expand.
+  const unit = rule.freq === 'HOURLY' ? 3600 : rule.freq === 'MINUTELY' ? 60 : 1;
+  const hourSet = rule.byhour ? new Set(rule.byhour) : undefined;
+  const minuteSet = rank <= RANK.MINUTELY && rule.byminute ? new Set(rule.byminute) : undefined;
+  const secondSet = rank === RANK.SECONDLY && rule.bysecond ? new Set(rule.bysecond) : undefined;
+  const inner =
+    rule.freq === 'HOURLY' ? product([0], rule.byminute ?? [mi0], rule.bysecond ?? [s0]) : rule.freq === 'MINUTELY' ? product([0], [0], rule.bysecond ?? [s0]) : [0];
+  const base = start - (rule.freq === 'HOURLY' ? (tod % 3600) : rule.freq === 'MINUTELY' ? (tod % 60) : 0);
+  let u = Math.floor(base / unit);
+  const step = interval;
+  if (skip > start) u += Math.max(0, Math.floor((Math.floor(skip / unit) - u) / step)) * step;
+  const dayOk = new Map<number, boolean>();
+  const jumpTo = (t: number): void => {
+    u += Math.max(1, Math.ceil((t / unit - u) / step)) * step;
+  };
+  for (;;) {
+    if (--budget.remaining < 0) {
+      budget.exhausted = true;
+      return;
+    }
+    const t = u * unit;
+    if (t > stopAt) return;
+    const day = Math.floor(t / DAY);
+    let ok = dayOk.get(day);
+    if (ok === undefined) {
+      ok = dayMatches(day, f);
+      if (dayOk.size > 1000) dayOk.clear();
+      dayOk.set(day, ok);
+    }
+    if (!ok) {
+      jumpTo((day + 1) * DAY);
+      continue;
+    }
+    const inDay = t - day * DAY;
+    if (hourSet && !hourSet.has(Math.floor(inDay / 3600))) {
+      jumpTo(t - (inDay % 3600) + 3600);
+      continue;
+    }
+    if (minuteSet && !minuteSet.has(Math.floor((inDay % 3600) / 60))) {
+      jumpTo(t - (inDay % 60) + 60);
+      continue;
+    }
+    if (secondSet && !secondSet.has(inDay % 60)) {
+      u += step;
+      continue;
+    }
+    if (!(yield* emit(inner.map((x) => t + x)))) return;
+    u += step;
+  }
+}

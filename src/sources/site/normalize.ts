@@ -1,0 +1,113 @@
+import type { EventRecord, OrganizerRecord, TermRecord, VenueRecord } from '../../api/index.ts';
+import { eventVenue } from '../../api/index.ts';
+import type { EventDraft, Normalized, OrganizerDraft, TermDraft, VenueDraft } from '../../model/draft.ts';
+import { EventDraft as EventDraftSchema } from '../../model/draft.ts';
+import { slugify } from '../../model/identity.ts';
+
+/** WordPress runs titles through `the_title`, which encodes entities; write back the text. */
+export function decodeEntities(s: string): string {
+  return s
+    .replace(/&#(\d+);/g, (_, n) => String.fromCodePoint(Number(n)))
+    .replace(/&#x([0-9a-f]+);/gi, (_, n) => String.fromCodePoint(parseInt(n, 16)))
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&nbsp;/g, '\u00a0')
+    .replace(/&amp;/g, '&');
+}
+
+/** Target slug of a copied record: `<source-site-key>-<source slug or id>`, stable across runs. */
+export function copiedSlug(sourceSiteKey: string, slug: string | undefined, id: number): string {
+  const base = slug && slug !== '' ? slug.replace(/__trashed$/, '') : String(id);
+  return `${slugify(sourceSiteKey, 60)}-${base}`.slice(0, 200);
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+
+export function venueDraft(v: VenueRecord, sourceSiteKey: string): VenueDraft {
+  const lat = Number(v.geo_lat);
+  const lng = Number(v.geo_lng);
+  const r = v as VenueRecord & Record<string, unknown>;
+  return {
+    identity: `${sourceSiteKey}:venue:${v.id}`,
+    slug: copiedSlug(sourceSiteKey, r.slug as string | undefined, v.id),
+    venue: decodeEntities(v.venue ?? `Venue ${v.id}`),
+    description: str(r.description),
+    address: str(v.address),
+    city: str(v.city),
+    country: str(v.country),
+    province: str(v.province),
+    state: str(v.state),
+    stateprovince: str(v.stateprovince),
+    zip: str(v.zip),
+    phone: str(r.phone),
+    website: str(r.website),
+    show_map: v.show_map ?? undefined,
+    show_map_link: v.show_map_link ?? undefined,
+    ...(Number.isFinite(lat) && Number.isFinite(lng) && v.geo_lat !== undefined ? { geo: { lat, lng } } : {}),
+  };
+}
+
+export function organizerDraft(o: OrganizerRecord, sourceSiteKey: string): OrganizerDraft {
+  const r = o as OrganizerRecord & Record<string, unknown>;
+  return {
+    identity: `${sourceSiteKey}:organizer:${o.id}`,
+    slug: copiedSlug(sourceSiteKey, r.slug as string | undefined, o.id),
+    organizer: decodeEntities(o.organizer ?? `Organizer ${o.id}`),
+    description: str(r.description),
+    email: str(o.email),
+    phone: str(r.phone),
+    website: str(r.website),
+  };
+}
+
+/**
+ * Category drafts keep the source's slug (so a rename at the source is matched and applied on
+ * the target) and the full parent chain from the source's category list.
+ */
+export function termDraft(t: Pick<TermRecord, 'name' | 'slug' | 'description' | 'parent'>, byId?: Map<number, TermRecord>, depth = 0): TermDraft {
+  const d: TermDraft = { name: decodeEntities(t.name), slug: t.slug, description: t.description ?? '' };
+  const parent = t.parent ? byId?.get(t.parent) : undefined;
+  if (parent && depth < 10) d.parent = termDraft(parent, byId, depth + 1);
+  return d;
+}
+
+/** A source site's event → the draft calsync writes to the target (event passwords are never copied). */
+export function eventDraftFromRecord(r: EventRecord, opts: { sourceSiteKey: string; sourceName: string; categoriesById?: Map<number, TermRecord> }): Normalized<EventDraft> {
+  const origin = { source: opts.sourceName, ref: String(r.id) };
+  const venue = eventVenue(r);
+  const website = typeof r.website === 'string' && r.website !== r.url ? r.website : undefined;
+  const image = r.image && typeof r.image === 'object' ? (r.image as { url?: string }).url : undefined;
+  const cost = r.cost_details?.values?.length ? `${r.cost_details.currency_position === 'postfix' ? '' : (r.cost_details.currency_symbol ?? '')}${r.cost_details.values.join(' - ')}${r.cost_details.currency_position === 'postfix' ? (r.cost_details.currency_symbol ?? '') : ''}` : (r.cost ?? undefined);
+  const parsed = EventDraftSchema.safeParse({
+    identity: `${opts.sourceSiteKey}:event:${r.id}`,
+    slug: copiedSlug(opts.sourceSiteKey, r.slug, r.id),
+    title: decodeEntities(r.title || `Event ${r.id}`),
+    description: str(r.description),
+    excerpt: str(r.excerpt),
+    status: r.status === 'trash' ? undefined : r.status,
+    timezone: r.timezone && r.timezone !== '' ? r.timezone : 'UTC',
+    all_day: r.all_day ?? false,
+    start_date: r.start_date,
+    end_date: r.end_date,
+    image,
+    cost: str(cost),
+    website,
+    show_map: r.show_map ?? undefined,
+    show_map_link: r.show_map_link ?? undefined,
+    hide_from_listings: r.hide_from_listings ?? undefined,
+    sticky: r.sticky ?? undefined,
+    featured: r.featured ?? undefined,
+    categories: (r.categories ?? []).map((t) => termDraft(t as TermRecord, opts.categoriesById)),
+    tags: (r.tags ?? []).map((t) => termDraft(t as TermRecord)),
+    venue: venue ? venueDraft(venue, opts.sourceSiteKey) : undefined,
+    organizers: (r.organizer ?? []).map((o) => organizerDraft(o as OrganizerRecord, opts.sourceSiteKey)),
+    sourceModified: r.modified_utc,
+    origin,
+  });
+  if (!parsed.success) {
+    return { ok: false, failure: { kind: 'event', origin, reason: `source event ${r.id} "${r.title}": ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` } };
+  }
+  return { ok: true, draft: parsed.data };
+}

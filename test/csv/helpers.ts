@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import { inspectCsv, readCsv, type CsvInspection, type CsvItem, type CsvOptions } from '../../src/sources/csv/index.ts';
+import type { EventDraft, ItemFailure, OrganizerDraft, VenueDraft } from '../../src/model/draft.ts';
+
+export const CORPUS = new URL('../../../shared/corpus/csv/', import.meta.url);
+
+export function corpusOpen(name: string): () => NodeJS.ReadableStream {
+  const path = new URL(name, CORPUS);
+  return () => fs.createReadStream(path);
+}
+
+/** A fresh stream over fixed bytes per call, cut into chunks of `chunk` bytes (1 = byte by byte). */
+export function bytesOpen(data: string | Buffer, chunk = 64 * 1024): () => NodeJS.ReadableStream & { destroyed?: boolean } {
+  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  return () =>
+    Readable.from(
+      (function* () {
+        for (let i = 0; i < buf.length; i += chunk) yield buf.subarray(i, i + chunk);
+      })(),
+      { objectMode: false },
+    );
+}
+
+export function opts(extra: Partial<CsvOptions> = {}): CsvOptions {
+  return { kind: 'events', sourceKey: 'test', sourceName: 'test.csv', ...extra };
+}
+
+export interface Collected {
+  inspection: CsvInspection;
+  items: CsvItem[];
+  drafts: EventDraft[];
+  failures: ItemFailure[];
+  byLine: Map<number, CsvItem>;
+}
+
+export async function collect(open: () => NodeJS.ReadableStream, o: CsvOptions): Promise<Collected> {
+  const inspection = await inspectCsv(open, o);
+  const items: CsvItem[] = [];
+  for await (const item of readCsv(open, o, inspection)) items.push(item);
+  const drafts = items.flatMap((i) => (i.result.ok ? [i.result.draft as EventDraft] : []));
+  const failures = items.flatMap((i) => (i.result.ok ? [] : [i.result.failure]));
+  return { inspection, items, drafts, failures, byLine: new Map(items.map((i) => [i.line, i])) };
+}
+
+export function draftAt(c: Collected, line: number): EventDraft {
+  const item = c.byLine.get(line);
+  if (!item) throw new Error(`no item at line ${line}`);
+  if (!item.result.ok) throw new Error(`line ${line} failed: ${item.result.failure.reason}`);
+  return item.result.draft as EventDraft;
+}
+
+export function failureAt(c: Collected, line: number): ItemFailure {
+  const item = c.byLine.get(line);
+  if (!item) throw new Error(`no item at line ${line}`);
+  if (item.result.ok) throw new Error(`line ${line} did not fail`);
+  return item.result.failure;
+}
+
+export async function refusal(promise: Promise<unknown>): Promise<{ reason: string; hint?: string; file: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    const e = error as { name?: string; reason: string; hint?: string; file: string };
+    if (e.name === 'CsvRefusedError') return e;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+export type { VenueDraft, OrganizerDraft };
