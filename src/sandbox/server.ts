@@ -197,7 +197,13 @@ async function sideEndpoint(deps: ServerDeps, req: IncomingMessage, res: ServerR
       deps.stats.reset();
       return send(res, 200, deps.stats.snapshot());
     case 'POST /__sandbox/faults': {
-      const parsed = FaultSettings.safeParse(raw.length ? JSON.parse(raw.toString('utf8')) : {});
+      let input: unknown = {};
+      try {
+        if (raw.length) input = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return send(res, 400, { code: 'invalid_json', message: 'The body is not JSON.' });
+      }
+      const parsed = FaultSettings.safeParse(input);
       if (!parsed.success) return send(res, 400, { code: 'invalid_faults', message: parsed.error.message });
       deps.faults.update(parsed.data);
       return send(res, 200, deps.faults.settings);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, TimeoutError, type CalendarClient } from '../../src/api/index.ts';
-import { WINDOW, caught, eventBody, isReal, openTarget, type Target } from './harness.ts';
+import { NO_FAULTS, WINDOW, caught, eventBody, isReal, openTarget, type Target } from './harness.ts';
 
 /**
  * Fault injection needs the sandbox's knobs and counters, so this file is skipped against a
@@ -35,7 +35,7 @@ describe.skipIf(isReal)('faults (sandbox only)', () => {
     sb.resetStats();
     const before = c.stats();
     const results = await all(12, 4, (i) => c.events.upsertBySlug(`${t.prefix}-thr-${i}`, eventBody(`${t.prefix} thr ${i}`, 1 + (i % 28))));
-    sb.setFaults({});
+    sb.setFaults(NO_FAULTS);
     expect(results.every((r) => r.created)).toBe(true);
     const after = c.stats();
     expect(after.throttled - before.throttled).toBeGreaterThan(0);
@@ -51,7 +51,7 @@ describe.skipIf(isReal)('faults (sandbox only)', () => {
     const before = c.stats();
     const results = await all(n, 6, (i) => c.events.upsertBySlug(`${t.prefix}-flt-${i}`, eventBody(`${t.prefix}flt ${i}`, 1 + (i % 28))));
     const { faults } = sb.stats();
-    sb.setFaults({});
+    sb.setFaults(NO_FAULTS);
     expect(faults.error).toBeGreaterThan(0);
     expect(faults.drop).toBeGreaterThan(0);
     expect(c.stats().retries).toBeGreaterThan(before.retries);
@@ -69,7 +69,7 @@ describe.skipIf(isReal)('faults (sandbox only)', () => {
     await all(6, 3, (i) => c.organizers.upsertBySlug(`${t.prefix}-fo-${i}`, { organizer: `${t.prefix}fo ${i}` }));
     await all(6, 3, (i) => c.categories.create({ name: `${t.prefix}fc ${i}`, slug: `${t.prefix}-fc-${i}` }));
     await all(6, 3, (i) => c.tags.create({ name: `${t.prefix}ft ${i}` }));
-    sb.setFaults({});
+    sb.setFaults(NO_FAULTS);
     const count = async (it: AsyncIterable<unknown>) => {
       let k = 0;
       for await (const _ of it) k++;
@@ -86,7 +86,7 @@ describe.skipIf(isReal)('faults (sandbox only)', () => {
     sb.setFaults({ errorRate: 1 });
     sb.resetStats();
     const err = await caught(() => c.events.create(eventBody(`${t.prefix} noslug`)));
-    sb.setFaults({});
+    sb.setFaults(NO_FAULTS);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBeGreaterThanOrEqual(500);
     expect((err as ApiError).attempts).toBe(1);
@@ -99,7 +99,7 @@ describe.skipIf(isReal)('faults (sandbox only)', () => {
     sb.setFaults({ errorRate: 1 });
     sb.resetStats();
     const err = await caught(() => few.events.list({ ...WINDOW }));
-    sb.setFaults({});
+    sb.setFaults(NO_FAULTS);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).attempts).toBe(3);
     expect(few.stats()).toMatchObject({ requests: 3, retries: 2 });
@@ -110,7 +110,7 @@ describe.skipIf(isReal)('faults (sandbox only)', () => {
     const few = t.client({ retry: { maxRetries: 1, minDelayMs: 5, maxDelayMs: 20 } });
     sb.setFaults({ dropRate: 1 });
     const err = await caught(() => few.events.list({ ...WINDOW }));
-    sb.setFaults({});
+    sb.setFaults(NO_FAULTS);
     expect(err).toBeInstanceOf(NetworkError);
     expect((err as NetworkError).attempts).toBe(2);
     expect((err as NetworkError).route).toBe('/events');
@@ -130,7 +130,7 @@ describe.skipIf(isReal)('faults (sandbox only)', () => {
     expect(e2).toBeInstanceOf(TimeoutError);
     expect((e2 as TimeoutError).kind).toBe('total');
     expect(Date.now() - started).toBeLessThan(1000);
-    sb.setFaults({});
+    sb.setFaults(NO_FAULTS);
   });
 
   it('an aborted signal stops the call with the caller’s reason', async () => {
@@ -139,7 +139,7 @@ describe.skipIf(isReal)('faults (sandbox only)', () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(new Error('caller gave up')), 50);
     const err = await caught(() => c.events.list({ ...WINDOW }, { signal: ac.signal }));
-    sb.setFaults({});
+    sb.setFaults(NO_FAULTS);
     expect((err as Error).message).toBe('caller gave up');
   });
 });

@@ -38,6 +38,9 @@ export interface SandboxHandle {
   close(): Promise<void>;
 }
 
+/** setFaults() merges into the current knobs, so clearing them means setting each to zero. */
+export const NO_FAULTS: SandboxFaults = { latencyMs: 0, latencyJitterMs: 0, errorRate: 0, throttleRate: 0, dropRate: 0 };
+
 export const REAL_URL = process.env.CALSYNC_CONTRACT_URL;
 export const isReal = Boolean(REAL_URL);
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestInfo } from '../../src/api/index.ts';
-import { WINDOW, eventBody, isReal, openTarget, type Target } from './harness.ts';
+import { NO_FAULTS, WINDOW, eventBody, isReal, openTarget, type Target } from './harness.ts';
 
 describe('limiter, metrics hook, stats', () => {
   let t: Target;
@@ -45,7 +45,7 @@ describe('limiter, metrics hook, stats', () => {
     const c = t.client({ limiter: { acquire: async () => void acquired++ }, retry: { maxRetries: 8, minDelayMs: 5, maxDelayMs: 20 } });
     t.sandbox!.setFaults({ errorRate: 0.5 });
     for (let i = 0; i < 6; i++) await c.events.list({ ...WINDOW, per_page: 1 });
-    t.sandbox!.setFaults({});
+    t.sandbox!.setFaults(NO_FAULTS);
     expect(c.stats().retries).toBeGreaterThan(0);
     expect(acquired).toBe(c.stats().requests);
   });
