@@ -103,7 +103,7 @@ export const importIcsJob = defineJob({
       log: deps.log.child({ jobId: job.id, source: opts.source, site: opts.site }),
       signal,
       runId: job.id,
-      limiterFor: deps.limiterFor,
+      limiterFor: deps.limiterFor, onRequest: deps.onRequest,
       onProgress: (p) => job.updateProgress(p),
     });
   },

@@ -91,7 +91,7 @@ export const syncSiteJob = defineJob({
     const renew = setInterval(() => void deps.redis.pexpire(lockKey, 120_000), 30_000);
     try {
       return await runSyncAll(syncParams(o, deps.config), (p) =>
-        runSiteSync(p, { redis: deps.redis, prefix: deps.prefix, log: deps.log.child({ jobId: job.id, sync: o.name, lang: p.lang }), signal, runId: job.id, limiterFor: deps.limiterFor, onProgress: (x) => job.updateProgress({ ...x, lang: p.lang }) }),
+        runSiteSync(p, { redis: deps.redis, prefix: deps.prefix, log: deps.log.child({ jobId: job.id, sync: o.name, lang: p.lang }), signal, runId: job.id, limiterFor: deps.limiterFor, onRequest: deps.onRequest, onProgress: (x) => job.updateProgress({ ...x, lang: p.lang }) }),
       );
     } finally {
       clearInterval(renew);

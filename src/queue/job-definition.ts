@@ -16,6 +16,7 @@ export interface JobDeps {
   log: Logger;
   history: RunHistory;
   limiterFor: NonNullable<RunContext['limiterFor']>;
+  onRequest: NonNullable<RunContext['onRequest']>;
 }
 
 /**

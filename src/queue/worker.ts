@@ -8,6 +8,7 @@ import { RunHistory } from './history.ts';
 import type { JobDefinition, JobDeps } from './job-definition.ts';
 import { QUEUES, RETENTION, type QueueName } from './names.ts';
 import { RedisRateLimiter } from './rate-limiter.ts';
+import { METRIC_KEYS, MetricsRecorder } from '../metrics/recorder.ts';
 
 export interface WorkerOptions {
   config: CalsyncConfig;
@@ -36,6 +37,7 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
   const redis = workerConnection(o.redisUrl);
   const history = new RunHistory(redis, { prefix, keep: o.config.history.keep, pauseAfterFailures: o.config.history.pauseAfterFailures });
   const limiters = new Map<string, RedisRateLimiter | undefined>();
+  const metrics = new MetricsRecorder(redis, prefix);
   const deps: JobDeps = {
     config: o.config,
     redis,
@@ -49,6 +51,11 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
         limiters.set(siteKey, site?.requestsPerSecond ? new RedisRateLimiter(redis, `${prefix}:ratelimit:${siteKey}`, site.requestsPerSecond) : undefined);
       }
       return limiters.get(siteKey);
+    },
+    onRequest: (site, info) => {
+      metrics.inc(METRIC_KEYS.requests, { site, method: info.method, status: info.status });
+      if (info.attempt > 1) metrics.inc(METRIC_KEYS.retries, { site });
+      if (info.status === 429) metrics.inc(METRIC_KEYS.throttled, { site });
     },
   };
 
@@ -66,9 +73,18 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
     const started = Date.now();
     try {
       const result = await def.process(job, parsed.data, deps, signal);
-      if (isReport(result)) await history.record(RunHistory.fromReport(name, result, job.id));
+      if (isReport(result)) {
+        await history.record(RunHistory.fromReport(name, result, job.id));
+        for (const [kind, c] of Object.entries(result.counts)) {
+          for (const outcome of ['created', 'updated', 'unchanged', 'skipped', 'failed', 'retired'] as const) metrics.inc(METRIC_KEYS.items, { run: job.name, kind, outcome }, c[outcome]);
+        }
+      }
+      metrics.inc(METRIC_KEYS.jobs, { kind: job.name, outcome: 'completed' });
+      metrics.observe(METRIC_KEYS.jobSeconds, { kind: job.name }, (Date.now() - started) / 1000);
       return result;
     } catch (err) {
+      metrics.inc(METRIC_KEYS.jobs, { kind: job.name, outcome: 'failed' });
+      metrics.observe(METRIC_KEYS.jobSeconds, { kind: job.name }, (Date.now() - started) / 1000);
       const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || err instanceof UnrecoverableError || (err instanceof RunFailedError && UNRECOVERABLE.has(err.code));
       if (finalAttempt && !(err instanceof UnrecoverableError && String(err.message).startsWith('invalid '))) {
         const { paused: nowPaused } = await history.record({

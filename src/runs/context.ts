@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { RequestInfo, SiteConnection } from '../api/index.ts';
 import type { Logger } from 'pino';
 import type { Language } from '../model/languages.ts';
 import { MemoryLedger, RedisLedger, type Ledger } from '../sync/ledger.ts';
@@ -22,6 +23,16 @@ export interface RunContext {
   onProgress?: (p: RunProgress) => void | Promise<void>;
   /** External rate limiter shared by all workers for a site. */
   limiterFor?: (siteKey: string) => { acquire(signal?: AbortSignal): Promise<void> } | undefined;
+  /** Metrics hook per request attempt, by site. */
+  onRequest?: (siteKey: string, info: RequestInfo) => void;
+}
+
+/** The per-site options every run passes to its CalendarClient. */
+export function clientHooks(ctx: RunContext, siteKey: string): Pick<SiteConnection, 'limiter' | 'onRequest'> {
+  return {
+    limiter: ctx.limiterFor?.(siteKey),
+    ...(ctx.onRequest ? { onRequest: (info: RequestInfo) => ctx.onRequest?.(siteKey, info) } : {}),
+  };
 }
 
 export function ledgerFor(ctx: RunContext, scope: { site: string; language: Language | string; source: string }): Ledger {

@@ -11,7 +11,7 @@ import { fetchSource, FetchError } from '../sources/fetch/index.ts';
 import { inspectCsv, readCsv, writeRejectsCsv, CsvRefusedError, type CsvInspection, type CsvItem, type CsvKind, type CsvOptions } from '../sources/csv/index.ts';
 import { SiteWriter } from '../sync/events.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
-import { ledgerFor, RunFailedError, type RunContext } from './context.ts';
+import { clientHooks, ledgerFor, RunFailedError, type RunContext } from './context.ts';
 
 export interface CsvImportParams {
   location: string;
@@ -116,7 +116,7 @@ export async function* chunks(p: CsvImportParams, open: () => NodeJS.ReadableStr
  */
 export async function processChunk(p: CsvImportParams, chunk: CsvChunk, ctx: RunContext = {}): Promise<ChunkResult> {
   const report = new RunReport({ id: ctx.runId ?? randomUUID(), kind: 'import-csv', source: p.sourceKey, site: p.site.name, language: p.lang, dryRun: p.dryRun });
-  const client = new CalendarClient({ ...p.site.connection, language: p.lang, limiter: ctx.limiterFor?.(p.site.key) });
+  const client = new CalendarClient({ ...p.site.connection, language: p.lang, ...clientHooks(ctx, p.site.key) });
   const ledger = ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey });
   const rawByLine = new Map(chunk.items.map((i) => [i.line, i.raw]));
   try {

@@ -8,7 +8,7 @@ import { normalizeIcs } from '../sources/ics/index.ts';
 import { SiteWriter, type OnEdit } from '../sync/events.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
 import { retireVanished, type RetirePolicy } from '../sync/retire.ts';
-import { ledgerFor, stateFor, RunFailedError, type RunContext } from './context.ts';
+import { clientHooks, ledgerFor, stateFor, RunFailedError, type RunContext } from './context.ts';
 
 export interface IcsImportParams {
   /** URL (http, https, webcal) or a local file (CLI only: `allowFiles`). */
@@ -85,7 +85,7 @@ export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Pr
   });
   if (summary.withoutUid > 0) report.warn(`${summary.withoutUid} VEVENT(s) have no UID: identified by summary + start + location, so editing those fields in the source makes a new event`);
 
-  const client = new CalendarClient({ ...p.site.connection, language: p.lang, limiter: ctx.limiterFor?.(p.site.key) });
+  const client = new CalendarClient({ ...p.site.connection, language: p.lang, ...clientHooks(ctx, p.site.key) });
   const ledger = ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey });
   try {
     await guardUidChurn(items, summary.uids, prev, ledger, p, report);

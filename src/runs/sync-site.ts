@@ -7,7 +7,7 @@ import { eventDraftFromRecord } from '../sources/site/normalize.ts';
 import { SiteWriter, type OnEdit } from '../sync/events.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
 import { retireVanished, type RetirePolicy } from '../sync/retire.ts';
-import { ledgerFor, RunFailedError, type RunContext } from './context.ts';
+import { clientHooks, ledgerFor, RunFailedError, type RunContext } from './context.ts';
 
 export interface SyncParams {
   from: ResolvedSite;
@@ -35,8 +35,8 @@ const fmt = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
 export async function runSiteSync(p: SyncParams, ctx: RunContext = {}): Promise<ReportJson> {
   const sourceKey = `sync-${p.from.key}`;
   const report = new RunReport({ id: ctx.runId ?? randomUUID(), kind: 'sync-site', source: p.from.name, site: p.to.name, language: p.lang, dryRun: p.dryRun });
-  const source = new CalendarClient({ ...p.from.connection, language: p.lang, limiter: ctx.limiterFor?.(p.from.key) });
-  const target = new CalendarClient({ ...p.to.connection, language: p.lang, limiter: ctx.limiterFor?.(p.to.key) });
+  const source = new CalendarClient({ ...p.from.connection, language: p.lang, ...clientHooks(ctx, p.from.key) });
+  const target = new CalendarClient({ ...p.to.connection, language: p.lang, ...clientHooks(ctx, p.to.key) });
   const ledger = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: sourceKey });
   const toDraft = (r: EventRecord, categoriesById: Map<number, TermRecord>): Normalized<EventDraft> =>
     eventDraftFromRecord(r, { sourceSiteKey: p.from.key, sourceName: p.from.name, categoriesById });

@@ -67,9 +67,9 @@ describe('events', () => {
   });
 
   it('links a venue and organizers by id; eventVenue reads the single-object form', async () => {
-    const venue = await c.venues.create({ venue: `${t.prefix} hall`, city: 'Lyon', slug: `${t.prefix}-hall` });
+    const venue = await c.venues.create({ venue: `${t.prefix} hall`, city: 'Lyon' });
     t.track('venues', venue.id);
-    const org = await c.organizers.create({ organizer: `${t.prefix} org`, email: `${t.prefix}@example.org`, slug: `${t.prefix}-org` });
+    const org = await c.organizers.create({ organizer: `${t.prefix} org`, email: `${t.prefix}@example.org` });
     t.track('organizers', org.id);
     const rec = await created(eventBody(`${t.prefix} linked`, 8, { venue: venue.id, organizer: [org.id] }));
     expect(eventVenue(rec)?.id).toBe(venue.id);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, TimeoutError, type CalendarClient } from '../../src/api/index.ts';
 import { NO_FAULTS, WINDOW, caught, eventBody, isReal, openTarget, type Target } from './harness.ts';
 
@@ -28,6 +28,8 @@ describe.skipIf(isReal)('faults (sandbox only)', () => {
     c = t.client({ retry: { maxRetries: 8, minDelayMs: 10, maxDelayMs: 200 } });
   });
   afterAll(() => t.close());
+  // A failed scenario must not leave its faults on for the next one.
+  afterEach(() => t.sandbox?.setFaults(NO_FAULTS));
 
   it('429 with Retry-After: waits as told, never early, and every call succeeds', async () => {
     const sb = t.sandbox!;
@@ -65,8 +67,8 @@ describe.skipIf(isReal)('faults (sandbox only)', () => {
   it('faulty creates of venues, organizers and terms leave no duplicates', async () => {
     const sb = t.sandbox!;
     sb.setFaults({ errorRate: 0.25, dropRate: 0.25 });
-    await all(6, 3, (i) => c.venues.upsertBySlug(`${t.prefix}-fv-${i}`, { venue: `${t.prefix}fv ${i}`, city: `C${i}` }));
-    await all(6, 3, (i) => c.organizers.upsertBySlug(`${t.prefix}-fo-${i}`, { organizer: `${t.prefix}fo ${i}` }));
+    await all(6, 3, (i) => c.venues.upsertBySlug(`${t.prefix}fv-${i}`, { venue: `${t.prefix}fv ${i}`, city: `C${i}` }));
+    await all(6, 3, (i) => c.organizers.upsertBySlug(`${t.prefix}fo-${i}`, { organizer: `${t.prefix}fo ${i}` }));
     await all(6, 3, (i) => c.categories.create({ name: `${t.prefix}fc ${i}`, slug: `${t.prefix}-fc-${i}` }));
     await all(6, 3, (i) => c.tags.create({ name: `${t.prefix}ft ${i}` }));
     sb.setFaults(NO_FAULTS);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, NotFoundError, RequestValidationError, type CalendarClient } from '../../src/api/index.ts';
+import { ApiError, NotFoundError, RequestValidationError, SlugMismatchError, type CalendarClient } from '../../src/api/index.ts';
 import { caught, isReal, openTarget, type Target } from './harness.ts';
 
 describe('venues', () => {
@@ -11,12 +11,14 @@ describe('venues', () => {
   });
   afterAll(() => t.close());
 
+  // The site derives venue and organizer slugs from their names (it takes no `slug` argument),
+  // so every slug below is the slugified name.
   it('create, get, getBySlug, findBySlug', async () => {
     const slug = `${t.prefix}-venue`;
-    const v = await c.venues.create({ venue: `${t.prefix} Venue`, address: '1 Main St', city: 'Springfield', zip: '12345', show_map: 'false', slug });
+    const v = await c.venues.create({ venue: `${t.prefix} venue`, address: '1 Main St', city: 'Springfield', zip: '12345', show_map: 'false', slug });
     t.track('venues', v.id);
-    expect(v.venue).toBe(`${t.prefix} Venue`);
-    if (!isReal) expect(v.slug).toBe(slug);
+    expect(v.venue).toBe(`${t.prefix} venue`);
+    expect(v.slug).toBe(slug);
     expect(v.show_map).toBe(false);
     expect((await c.venues.get(v.id)).city).toBe('Springfield');
     expect((await c.venues.getBySlug(v.slug!)).id).toBe(v.id);
@@ -28,23 +30,39 @@ describe('venues', () => {
     expect(err).toBeInstanceOf(RequestValidationError);
   });
 
+  it('a create whose name gives another slug throws SlugMismatchError carrying the venue', async () => {
+    const err = await caught(() => c.venues.create({ venue: `${t.prefix} Other Name`, slug: `${t.prefix}-wanted` }));
+    expect(err).toBeInstanceOf(SlugMismatchError);
+    const e = err as SlugMismatchError;
+    expect([e.expected, e.actual]).toEqual([`${t.prefix}-wanted`, `${t.prefix}-other-name`]);
+    t.track('venues', (e.record as { id: number }).id);
+  });
+
+  it('identical venues are de-duplicated by the site: the existing record comes back', async () => {
+    const body = { venue: `${t.prefix} venue twin`, address: '9 Twin St', city: 'Twinville' };
+    const a = await c.venues.create(body);
+    t.track('venues', a.id);
+    const b = await c.venues.create(body);
+    expect(b.id).toBe(a.id);
+  });
+
   it('update by id and by slug (the slug goes in the body too)', async () => {
     const slug = `${t.prefix}-venue-upd`;
-    const v = await c.venues.create({ venue: `${t.prefix} Upd`, city: 'A', slug });
+    const v = await c.venues.create({ venue: `${t.prefix} venue upd`, city: 'A', slug });
     t.track('venues', v.id);
-    expect((await c.venues.update(v.id, { venue: `${t.prefix} Upd`, city: 'B' })).city).toBe('B');
-    const bySlug = await c.venues.updateBySlug(v.slug!, { venue: `${t.prefix} Upd`, city: 'C' });
+    expect((await c.venues.update(v.id, { venue: `${t.prefix} venue upd`, city: 'B' })).city).toBe('B');
+    const bySlug = await c.venues.updateBySlug(slug, { venue: `${t.prefix} venue upd`, city: 'C' });
     expect(bySlug.id).toBe(v.id);
     expect(bySlug.city).toBe('C');
   });
 
   it('upsertBySlug creates then updates', async () => {
     const slug = `${t.prefix}-venue-ups`;
-    const a = await c.venues.upsertBySlug(slug, { venue: `${t.prefix} Ups`, city: 'One' });
+    const a = await c.venues.upsertBySlug(slug, { venue: `${t.prefix} venue ups`, city: 'One' });
     t.track('venues', a.record.id);
     expect(a.created).toBe(true);
     expect(a.record.slug).toBe(slug);
-    const b = await c.venues.upsertBySlug(slug, { venue: `${t.prefix} Ups`, city: 'Two' });
+    const b = await c.venues.upsertBySlug(slug, { venue: `${t.prefix} venue ups`, city: 'Two' });
     expect(b.created).toBe(false);
     expect(b.record.id).toBe(a.record.id);
     expect(b.record.city).toBe('Two');
@@ -65,7 +83,7 @@ describe('venues', () => {
 
   it('delete, 410 on a second delete by id, not found by slug', async () => {
     const slug = `${t.prefix}-venue-del`;
-    const v = await c.venues.create({ venue: `${t.prefix} Del`, slug });
+    const v = await c.venues.create({ venue: `${t.prefix} venue del`, slug });
     t.track('venues', v.id);
     expect((await c.venues.delete(v.id)).status).toBe('trash');
     const again = await caught(() => c.venues.delete(v.id));
@@ -79,7 +97,7 @@ describe('venues', () => {
 
   it('deleteBySlug trashes', async () => {
     const slug = `${t.prefix}-venue-delslug`;
-    const v = await c.venues.create({ venue: `${t.prefix} DelSlug`, slug });
+    const v = await c.venues.create({ venue: `${t.prefix} venue delslug`, slug });
     t.track('venues', v.id);
     expect((await c.venues.deleteBySlug(v.slug!)).id).toBe(v.id);
   });
@@ -103,22 +121,22 @@ describe('organizers', () => {
 
   it('create, get, getBySlug, findBySlug, update, updateBySlug', async () => {
     const slug = `${t.prefix}-org`;
-    const o = await c.organizers.create({ organizer: `${t.prefix} Org`, email: 'org@example.org', phone: '555', slug });
+    const o = await c.organizers.create({ organizer: `${t.prefix} org`, email: 'org@example.org', phone: '555', slug });
     t.track('organizers', o.id);
-    expect(o.organizer).toBe(`${t.prefix} Org`);
+    expect(o.organizer).toBe(`${t.prefix} org`);
     expect((await c.organizers.get(o.id)).email).toBe('org@example.org');
     expect((await c.organizers.getBySlug(o.slug!)).id).toBe(o.id);
     expect(await c.organizers.findBySlug(`${t.prefix}-no-org`)).toBeNull();
-    expect((await c.organizers.update(o.id, { organizer: `${t.prefix} Org`, phone: '556' })).phone).toBe('556');
-    expect((await c.organizers.updateBySlug(o.slug!, { organizer: `${t.prefix} Org`, phone: '557' })).phone).toBe('557');
+    expect((await c.organizers.update(o.id, { organizer: `${t.prefix} org`, phone: '556' })).phone).toBe('556');
+    expect((await c.organizers.updateBySlug(o.slug!, { organizer: `${t.prefix} org`, phone: '557' })).phone).toBe('557');
   });
 
   it('upsertBySlug creates then updates', async () => {
     const slug = `${t.prefix}-org-ups`;
-    const a = await c.organizers.upsertBySlug(slug, { organizer: `${t.prefix} Ups`, email: 'a@example.org' });
+    const a = await c.organizers.upsertBySlug(slug, { organizer: `${t.prefix} org ups`, email: 'a@example.org' });
     t.track('organizers', a.record.id);
     expect(a).toMatchObject({ created: true, record: { slug } });
-    const b = await c.organizers.upsertBySlug(slug, { organizer: `${t.prefix} Ups`, email: 'b@example.org' });
+    const b = await c.organizers.upsertBySlug(slug, { organizer: `${t.prefix} org ups`, email: 'b@example.org' });
     expect(b.created).toBe(false);
     expect(b.record.id).toBe(a.record.id);
     expect(b.record.email).toBe('b@example.org');
@@ -127,7 +145,7 @@ describe('organizers', () => {
   it('list, iterate, delete, deleteBySlug', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const o = await c.organizers.create({ organizer: `${t.prefix}lst ${i}`, slug: `${t.prefix}-lst-${i}` });
+      const o = await c.organizers.create({ organizer: `${t.prefix}lst ${i}`, slug: `${t.prefix}lst-${i}` });
       t.track('organizers', o.id);
       ids.push(o.id);
     }
@@ -138,7 +156,7 @@ describe('organizers', () => {
     if (!isReal) expect(seen.sort()).toEqual([...ids].sort());
     expect((await c.organizers.delete(ids[0]!)).status).toBe('trash');
     expect(((await caught(() => c.organizers.delete(ids[0]!))) as ApiError).code).toBe('organizer-is-in-trash');
-    expect((await c.organizers.deleteBySlug(`${t.prefix}-lst-1`)).id).toBe(ids[1]);
+    expect((await c.organizers.deleteBySlug(`${t.prefix}lst-1`)).id).toBe(ids[1]);
     expect(await caught(() => c.organizers.get(987654321))).toBeInstanceOf(NotFoundError);
   });
 });

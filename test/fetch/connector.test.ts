@@ -34,7 +34,10 @@ afterEach(() => {
 
 describe('guardedConnector', () => {
   it('refuses IP literals itself, bracketed or not, without calling net.connect', async () => {
-    const spy = vi.spyOn(net, 'connect');
+    // Throwing, not calling through: if the check ever regresses, nothing is dialed for real.
+    const spy = vi.spyOn(net, 'connect').mockImplementation(() => {
+      throw new Error('must not dial');
+    });
     const connect = guardedConnector({ policy: compilePolicy(), connectTimeoutMs: 1000 });
     for (const host of ['127.0.0.1', '::1', '[::1]', '10.0.0.1', '::ffff:127.0.0.1']) {
       const { err, socket } = await dial(connect, host, server.port);
@@ -62,7 +65,7 @@ describe('guardedConnector', () => {
   it('checks the peer after connecting, in case the socket reached an address lookup never saw', async () => {
     // Simulate a future undici/Node that dials without our lookup: net.connect ignores it and
     // goes straight to 127.0.0.1, which this policy does not allow.
-    const real = net.connect;
+    const real = net.connect as (options: net.TcpNetConnectOpts) => net.Socket;
     vi.spyOn(net, 'connect').mockImplementation(((options: net.TcpNetConnectOpts) =>
       real.call(net, { ...options, host: '127.0.0.1', lookup: undefined })) as typeof net.connect);
     const connect = guardedConnector({

@@ -47,10 +47,18 @@ describe('fetchSource over http', () => {
                   : raw;
         res.writeHead(200, { 'content-encoding': enc === 'deflate-raw' ? 'deflate' : enc });
         res.end(data);
-      } else if (url === '/truncated-gzip') {
-        const gz = zlib.gzipSync(Buffer.from(FEED.repeat(1000)));
-        res.writeHead(200, { 'content-encoding': 'gzip' });
-        res.end(gz.subarray(0, gz.length - 20));
+      } else if (url.startsWith('/truncated/')) {
+        const enc = url.slice('/truncated/'.length);
+        const raw = Buffer.from(FEED.repeat(1000));
+        const packed = enc === 'br' ? zlib.brotliCompressSync(raw) : enc === 'deflate' ? zlib.deflateSync(raw) : zlib.gzipSync(raw);
+        res.writeHead(200, { 'content-encoding': enc });
+        res.end(packed.subarray(0, packed.length - 20));
+      } else if (url === '/garbage-br') {
+        res.writeHead(200, { 'content-encoding': 'br' });
+        res.end('this is not brotli at all, not even close');
+      } else if (url === '/zstd') {
+        res.writeHead(200, { 'content-encoding': 'zstd' });
+        res.end('whatever');
       } else if (url === '/status/404') {
         res.writeHead(404);
         res.end('nope');
@@ -142,11 +150,20 @@ describe('fetchSource over http', () => {
     expect(r.bytes).toBe(Buffer.byteLength(FEED) * 100);
   });
 
-  it('fails a truncated gzip body instead of returning half a feed', async () => {
-    const err = await rejection(fetchSource(`${server.origin}/truncated-gzip`, { allow }));
-    expect(err).toBeInstanceOf(FetchError);
+  it.each(['truncated/gzip', 'truncated/br', 'truncated/deflate', 'garbage-br'])(
+    'fails a corrupt body (%s) instead of returning half a feed',
+    async (path) => {
+      const err = await rejection(within(5000, fetchSource(`${server.origin}/${path}`, { allow })));
+      expect(err).toBeInstanceOf(FetchError);
+      expect(err.code).toBe('network');
+      expect(err.message).toMatch(/corrupt or truncated/);
+    },
+  );
+
+  it('fails a content encoding it did not ask for', async () => {
+    const err = await rejection(fetchSource(`${server.origin}/zstd`, { allow }));
     expect(err.code).toBe('network');
-    expect(err.message).toMatch(/corrupt or truncated/);
+    expect(err.message).toMatch(/unsupported content-encoding "zstd"/);
   });
 
   it.each([

@@ -113,7 +113,7 @@ export function parseDateTime(cell: string, order: DateOrder | undefined): Parse
     rest = v.slice(m[0].length);
   } else if ((m = YEAR_LAST.exec(v))) {
     if (!order) {
-      return { ok: false, reason: `'${v}' is ambiguous (day or month first?); give the order with --date-format` };
+      return { ok: false, reason: `'${v}' is ambiguous (day or month first? give the order with --date-format)` };
     }
     if (order === 'YMD') return { ok: false, reason: `'${v}' does not match the date format ${ORDER_FORMAT.YMD}` };
     const [a, b] = [Number(m[1]), Number(m[3])];
@@ -127,7 +127,7 @@ export function parseDateTime(cell: string, order: DateOrder | undefined): Parse
     rest = v.slice(m[0].length);
   }
   if (!date) {
-    if (isRelativeDate(v)) return { ok: false, reason: `'${v}' is a relative date, which is not supported; give a calendar date` };
+    if (isRelativeDate(v)) return { ok: false, reason: `'${v}' is a relative date, which is not supported (give a calendar date)` };
     return { ok: false, reason: `'${v}' is not a date` };
   }
   if (!date.ok) return date;

@@ -100,7 +100,8 @@ export function transportError(err: unknown, url: string, o: ResolvedOptions): F
     default:
       break;
   }
-  if (typeof code === 'string' && /^(Z_|ERR_ZLIB|ERR__?BROTLI)/.test(code)) {
+  // zlib reports Z_DATA_ERROR, Z_BUF_ERROR…; brotli reports ERR__ERROR_FORMAT_… and the like.
+  if (typeof code === 'string' && /^(Z_|ERR__|ERR_ZLIB|ERR_BROTLI)/.test(code)) {
     return network(url, 'the compressed body is corrupt or truncated', err);
   }
   if (typeof code === 'string' && /CERT|SSL|TLS/i.test(code)) {

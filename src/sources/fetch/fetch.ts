@@ -23,9 +23,8 @@ const ACCEPT = 'text/calendar, text/csv;q=0.9, text/plain;q=0.8, */*;q=0.5';
  * would buy no reused connections while letting one source's allow list leak into another's.
  */
 export async function fetchHttp(start: URL, o: ResolvedOptions, deadline: Deadline): Promise<FetchResult> {
-  const policy = o.policy;
   const agent = new Agent({
-    connect: guardedConnector({ policy, connectTimeoutMs: o.connectMs, ...(o.lookup ? { lookup: o.lookup } : {}) }),
+    connect: guardedConnector({ policy: o.policy, connectTimeoutMs: o.connectMs, ...(o.lookup ? { lookup: o.lookup } : {}) }),
     headersTimeout: o.headersMs,
     bodyTimeout: o.bodyMs,
   });
@@ -35,7 +34,7 @@ export async function fetchHttp(start: URL, o: ResolvedOptions, deadline: Deadli
   let authorization = first.authorization;
   try {
     for (let followed = 0; ; followed++) {
-      refuseLiteral(current, policy);
+      refuseLiteral(current, o.policy);
       const res = await request(current, {
         dispatcher: agent,
         method: 'GET',

@@ -1,0 +1,125 @@
+import http from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import express, { type Request, type Response, type NextFunction } from 'express';
+import type { Redis } from 'ioredis';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { Logger } from 'pino';
+import { createFeedHandler } from '../export/index.ts';
+import { renderMetrics } from '../metrics/exposition.ts';
+import { fieldOf, MetricsRecorder } from '../metrics/recorder.ts';
+import { openQueues } from '../queue/worker.ts';
+import type { QueueName } from '../queue/names.ts';
+
+export interface ServeOptions {
+  redis: Redis;
+  redisUrl: string;
+  prefix?: string;
+  port: number;
+  host: string;
+  feedsDir: string;
+  publicUrl?: string;
+  /** Basic auth in front of the dashboard. */
+  basicAuth?: { user: string; password: string };
+  log: Logger;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+function basicAuth(cred: { user: string; password: string }) {
+  const expected = Buffer.from(`Basic ${Buffer.from(`${cred.user}:${cred.password}`).toString('base64')}`);
+  return (req: Request, res: Response, next: NextFunction) => {
+    const got = Buffer.from(req.headers.authorization ?? '');
+    if (got.length === expected.length && timingSafeEqual(got, expected)) return next();
+    res.set('WWW-Authenticate', 'Basic realm="calsync"').status(401).type('text/plain').send('authentication required\n');
+  };
+}
+
+/**
+ * `calsync serve`: the ICS feeds, the Bull Board dashboard, Prometheus metrics and a health check.
+ * Metrics written by workers in other processes come from Redis; feed counters are this process'.
+ */
+export async function startServer(o: ServeOptions): Promise<RunningServer> {
+  const prefix = o.prefix ?? 'calsync';
+  const queues = openQueues(o.redisUrl, prefix);
+  const recorder = new MetricsRecorder(o.redis, prefix);
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'calsync_serve_' });
+  const feedCounters = new Map<string, number>();
+  const app = express();
+  app.disable('x-powered-by');
+
+  const feeds = createFeedHandler({
+    dir: o.feedsDir,
+    publicUrl: o.publicUrl,
+    onHit: ({ name, lang, status }) => {
+      const f = fieldOf('calsync_feed_requests_total', { feed: name, lang, status });
+      feedCounters.set(f, (feedCounters.get(f) ?? 0) + 1);
+    },
+  });
+  app.use(async (req, res, next) => {
+    try {
+      if (!(await feeds(req, res))) next();
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  app.get('/metrics', async (_req, res) => {
+    const own = await registry.metrics();
+    const shared = await renderMetrics(recorder, Object.values(queues), feedCounters);
+    res.type('text/plain; version=0.0.4').send(`${shared}${own}`);
+  });
+
+  app.get('/healthz', async (_req, res) => {
+    let redisOk = false;
+    let workers = 0;
+    try {
+      redisOk = (await o.redis.ping()) === 'PONG';
+      for (const q of Object.values(queues)) workers += (await q.getWorkers()).length;
+    } catch {
+      redisOk = false;
+    }
+    res.status(redisOk ? 200 : 503).json({ status: redisOk ? 'ok' : 'redis unreachable', redis: redisOk, workers });
+  });
+
+  const board = new ExpressAdapter();
+  board.setBasePath('/admin/queues');
+  createBullBoard({ queues: (Object.keys(queues) as QueueName[]).map((q) => new BullMQAdapter(queues[q])), serverAdapter: board });
+  if (o.basicAuth) app.use('/admin/queues', basicAuth(o.basicAuth));
+  app.use('/admin/queues', board.getRouter());
+
+  app.get('/', (_req, res) => {
+    res.type('text/html').send(`<!doctype html><meta charset="utf-8"><title>calsync</title><h1>calsync</h1><ul><li><a href="/feeds/">feeds</a></li><li><a href="/admin/queues">queues dashboard</a></li><li><a href="/metrics">metrics</a></li><li><a href="/healthz">health</a></li></ul>`);
+  });
+  app.use((_req, res) => {
+    res.status(404).type('text/plain').send('not found\n');
+  });
+  app.use((err: Error, _req: Request, res: Response, _next: NextFunction) => {
+    o.log.error({ err: err.message }, 'serve error');
+    res.status(500).type('text/plain').send('internal error\n');
+  });
+
+  const server = http.createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, resolve);
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : o.port;
+  return {
+    url: `http://${o.host}:${port}`,
+    port,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await Promise.all(Object.values(queues).map((q) => q.close()));
+    },
+  };
+}

@@ -1,0 +1,231 @@
+import type { OrganizerDraft } from '../../model/draft.ts';
+import type { Prop } from './contentline.ts';
+import { organizerFromProp } from './organizer.ts';
+import type { Component } from './parse.ts';
+import { parseRRule, type RRule } from './rrule.ts';
+import { decodeQuotedPrintable, splitTextList, unescapeText } from './text.ts';
+import {
+  parseDuration,
+  parsePeriodList,
+  parseTimeList,
+  parseTimeProp,
+  tzidOf,
+  type IcsDuration,
+  type IcsTime,
+} from './values.ts';
+import { parseGeo, type AppleLocation, type Geo } from './venue.ts';
+
+/**
+ * One VEVENT -> the fields we use, typed and decoded, with what was wrong with it. No time-zone
+ * resolution and no recurrence here: this is per-component reading only.
+ */
+export interface RDateItem {
+  time: IcsTime;
+  end?: IcsTime;
+  duration?: IcsDuration;
+}
+
+export interface RawEvent {
+  /** 1-based position among the file's VEVENTs. */
+  index: number;
+  line: number;
+  uid?: string;
+  summary?: string;
+  /** DESCRIPTION, decoded and unescaped, exactly as written (not trimmed). */
+  description?: string;
+  /** X-ALT-DESC;FMTTYPE=text/html, decoded and unescaped (not yet sanitized). */
+  htmlDescription?: string;
+  dtstart?: IcsTime;
+  /** Why DTSTART is unusable, when it is. */
+  dtstartProblem?: string;
+  dtend?: IcsTime;
+  duration?: IcsDuration;
+  rrules: RRule[];
+  exrules: RRule[];
+  rdates: RDateItem[];
+  exdates: IcsTime[];
+  recurrenceId?: IcsTime;
+  thisAndFuture: boolean;
+  status?: string;
+  sequence: number;
+  location?: string;
+  geo?: Geo;
+  apple?: AppleLocation;
+  organizer?: Omit<OrganizerDraft, 'status'>;
+  categories: string[];
+  url?: string;
+  image?: string;
+  /** LAST-MODIFIED as UTC seconds. */
+  lastModified?: number;
+  /** TZIDs referenced by this event's time properties. */
+  tzids: string[];
+  /** Damage found and worked around (reported as warnings). */
+  problems: string[];
+}
+
+/** TEXT property value: QUOTED-PRINTABLE decoded when declared, then RFC 5545 unescaped. */
+export function textValue(p: Prop): string {
+  let v = p.value;
+  if (/^quoted-printable$/i.test(p.params.ENCODING ?? '')) v = decodeQuotedPrintable(v, p.params.CHARSET ?? 'utf-8');
+  return unescapeText(v);
+}
+
+const IMAGE_EXT = /\.(?:png|jpe?g|gif|webp|avif|svg)(?:[?#].*)?$/i;
+
+function imageFrom(p: Prop): string | undefined {
+  if (/^binary$/i.test(p.params.VALUE ?? '') || /^base64$/i.test(p.params.ENCODING ?? '')) return undefined;
+  const v = p.value.trim();
+  if (!/^https?:\/\/\S+$/i.test(v)) return undefined;
+  const fmt = p.params.FMTTYPE ?? '';
+  if (p.name === 'IMAGE' || /^image\//i.test(fmt) || (!fmt && IMAGE_EXT.test(v))) return v;
+  return undefined;
+}
+
+/** ai1ec's `X-WP-IMAGES-URL:size;url;w;h,size;url;w;h`: the largest listed size. */
+function wpImage(value: string): string | undefined {
+  let best: string | undefined;
+  let bestW = -1;
+  for (const item of splitTextList(value)) {
+    const [, url, w] = item.split(';');
+    if (url && /^https?:\/\//i.test(url) && Number(w ?? 0) > bestW) {
+      best = url;
+      bestW = Number(w ?? 0);
+    }
+  }
+  return best;
+}
+
+function appleLocation(p: Prop): AppleLocation {
+  const geoMatch = /^geo:([^?]+)/i.exec(p.value.trim());
+  const title = p.params['X-TITLE'] ? unescapeText(p.params['X-TITLE']).trim() : undefined;
+  const address = p.params['X-ADDRESS'] ? unescapeText(p.params['X-ADDRESS']).trim() : undefined;
+  return { title: title || undefined, address: address || undefined, geo: geoMatch ? parseGeo(geoMatch[1]) : undefined };
+}
+
+export function readEvent(c: Component, index: number): RawEvent {
+  const e: RawEvent = {
+    index, line: c.line, rrules: [], exrules: [], rdates: [], exdates: [], thisAndFuture: false, sequence: 0,
+    categories: [], tzids: [], problems: [],
+  };
+  let sawDtstart = false;
+  for (const p of c.props) {
+    const tz = tzidOf(p);
+    if (tz !== undefined && !e.tzids.includes(tz)) e.tzids.push(tz);
+    switch (p.name) {
+      case 'UID': {
+        const v = p.value.trim();
+        if (v && e.uid === undefined) e.uid = v;
+        break;
+      }
+      case 'SUMMARY':
+        if (e.summary === undefined) e.summary = textValue(p);
+        break;
+      case 'DESCRIPTION':
+        if (e.description === undefined) e.description = textValue(p);
+        break;
+      case 'X-ALT-DESC':
+        if (/html/i.test(p.params.FMTTYPE ?? '') && e.htmlDescription === undefined) e.htmlDescription = textValue(p);
+        break;
+      case 'DTSTART': {
+        if (sawDtstart) {
+          e.problems.push(`line ${p.line}: second DTSTART ignored`);
+          break;
+        }
+        sawDtstart = true;
+        const t = p.noValue ? undefined : parseTimeProp(p);
+        if (t) e.dtstart = t;
+        else e.dtstartProblem = `invalid DTSTART ${JSON.stringify(p.value)} at line ${p.line}`;
+        break;
+      }
+      case 'DTEND': {
+        if (e.dtend) break;
+        const t = parseTimeProp(p);
+        if (t) e.dtend = t;
+        else e.problems.push(`line ${p.line}: invalid DTEND ${JSON.stringify(p.value)} ignored`);
+        break;
+      }
+      case 'DURATION': {
+        const d = parseDuration(p.value);
+        if (d) e.duration ??= d;
+        else e.problems.push(`line ${p.line}: invalid DURATION ${JSON.stringify(p.value)} ignored`);
+        break;
+      }
+      case 'RRULE':
+      case 'EXRULE': {
+        const { rule, problems } = parseRRule(p.value);
+        for (const pr of problems) e.problems.push(`line ${p.line}: ${p.name} ${pr}`);
+        if (rule) (p.name === 'RRULE' ? e.rrules : e.exrules).push(rule);
+        break;
+      }
+      case 'RDATE': {
+        if (/^period$/i.test(p.params.VALUE ?? '') || p.value.includes('/')) {
+          const { items, invalid } = parsePeriodList(p);
+          for (const it of items) e.rdates.push({ time: it.start, end: it.end, duration: it.duration });
+          if (invalid.length) e.problems.push(`line ${p.line}: invalid RDATE value(s) ${invalid.join(', ')} ignored`);
+        } else {
+          const { times, invalid } = parseTimeList(p);
+          for (const t of times) e.rdates.push({ time: t });
+          if (invalid.length) e.problems.push(`line ${p.line}: invalid RDATE value(s) ${invalid.join(', ')} ignored`);
+        }
+        break;
+      }
+      case 'EXDATE': {
+        const { times, invalid } = parseTimeList(p);
+        e.exdates.push(...times);
+        if (invalid.length) e.problems.push(`line ${p.line}: invalid EXDATE value(s) ${invalid.join(', ')} ignored`);
+        break;
+      }
+      case 'RECURRENCE-ID': {
+        const t = parseTimeProp(p);
+        if (t) e.recurrenceId = t;
+        else e.problems.push(`line ${p.line}: invalid RECURRENCE-ID ${JSON.stringify(p.value)} ignored`);
+        if (/^thisandfuture$/i.test(p.params.RANGE ?? '')) e.thisAndFuture = true;
+        break;
+      }
+      case 'STATUS':
+        e.status = p.value.trim().toUpperCase();
+        break;
+      case 'SEQUENCE': {
+        const n = parseInt(p.value, 10);
+        if (Number.isFinite(n)) e.sequence = n;
+        break;
+      }
+      case 'LOCATION':
+        if (e.location === undefined) e.location = textValue(p);
+        break;
+      case 'GEO':
+        e.geo ??= parseGeo(p.value);
+        if (!e.geo && p.value.trim()) e.problems.push(`line ${p.line}: invalid GEO ${JSON.stringify(p.value)} ignored`);
+        break;
+      case 'X-APPLE-STRUCTURED-LOCATION':
+        e.apple ??= appleLocation(p);
+        break;
+      case 'ORGANIZER':
+        e.organizer ??= organizerFromProp(p);
+        break;
+      case 'CATEGORIES':
+        for (const cat of splitTextList(p.value)) e.categories.push(cat);
+        break;
+      case 'URL': {
+        const v = p.value.trim();
+        if (v && e.url === undefined) e.url = v;
+        break;
+      }
+      case 'ATTACH':
+      case 'IMAGE':
+        e.image ??= imageFrom(p);
+        break;
+      case 'X-WP-IMAGES-URL':
+        e.image ??= wpImage(p.value);
+        break;
+      case 'LAST-MODIFIED': {
+        const t = parseTimeProp(p);
+        if (t && t.kind !== 'date') e.lastModified = t.sec; // floating stamps read as UTC
+        break;
+      }
+      default:
+    }
+  }
+  if (!sawDtstart) e.dtstartProblem = 'no DTSTART';
+  return e;
+}
