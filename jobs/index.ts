@@ -1,4 +1,5 @@
 import type { JobDefinition } from '../src/queue/job-definition.ts';
+import { exportIcsJob } from './export-ics.ts';
 import { importCsvChunkJob, importCsvFinishJob, importCsvJob } from './import-csv.ts';
 import { importIcsJob } from './import-ics.ts';
 import { syncSiteJob } from './sync-site.ts';
@@ -10,4 +11,5 @@ export const JOBS: Record<string, JobDefinition> = {
   [importCsvChunkJob.name]: importCsvChunkJob as JobDefinition,
   [importCsvFinishJob.name]: importCsvFinishJob as JobDefinition,
   [syncSiteJob.name]: syncSiteJob as JobDefinition,
+  [exportIcsJob.name]: exportIcsJob as JobDefinition,
 };

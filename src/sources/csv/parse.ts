@@ -1,20 +1,26 @@
 import Papa from 'papaparse';
-import { Readable, pipeline } from 'node:stream';
 import { decodeBytes, type DecodedText } from './decode.ts';
 import { detectDelimiter, detectNewline, type Newline } from './delimiter.ts';
 
 /**
  * Bytes → records with PHYSICAL line numbers, streamed.
  *
- * Chain: byte source → stateful decoder (decode.ts) → Papa.parse(NODE_STREAM_INPUT) → async
- * iteration of papaparse's readable side. Each stage pulls from the previous one, so at most a
- * few chunks and a few rows are in flight whatever the file size (papaparse pauses its parser
- * when its readable buffer is full and resumes on read). Papa gets the delimiter and the line break
- * explicitly: its own guess looks only at the first chunk, which can be a single byte.
+ * Chain: byte source → stateful decoder (decode.ts) → papaparse's core `Papa.Parser`, driven here
+ * chunk by chunk from a pull-based async generator: nothing is read until the consumer asks for
+ * the next record, so memory holds one text chunk and its rows whatever the file size.
  *
- * Line numbers: papaparse does not report them in this mode, so they are counted here: a record
- * starts on the line after the previous one ended, and spans 1 + (line breaks inside its quoted
- * fields) lines. Blank lines come through as records with one empty field and are counted too.
+ * Why not `Papa.parse(Papa.NODE_STREAM_INPUT)` piped into an objectMode Writable (LIBRARIES.md
+ * §4.3)? Measured on 5.7.1: its backpressure pauses the parser every 16 rows and resumes it through
+ * a `setTimeout(resume, 3)` poll (ParserHandle.resume), so 100k short rows take ~13 s with 64 KB
+ * chunks instead of ~0.13 s, whether read by async iteration or by a Writable. `Papa.Parser` is the
+ * same parser ChunkStreamer uses (`parse(text, base, ignoreLastRow)` returning the cursor of the
+ * last complete row); we keep the incomplete tail and prepend it to the next text, exactly as
+ * ChunkStreamer does. Delimiter and line break are passed explicitly: papaparse's own guess looks
+ * only at the first chunk, which can be a single byte.
+ *
+ * Line numbers: papaparse does not report them, so they are counted here: a record starts on the
+ * line after the previous one ended, and spans 1 + (line breaks inside its quoted fields) lines.
+ * Blank lines come through as records with one empty field and are counted too.
  */
 
 export interface RawRecord {
@@ -39,6 +45,7 @@ export interface RecordOptions {
 }
 
 const SNIFF_CHARS = 64 * 1024;
+const MIN_PARSE_CHARS = 16 * 1024;
 const LINE_BREAKS = /\r\n|\r|\n/g;
 
 export function countLineBreaks(fields: string[]): number {
@@ -82,27 +89,29 @@ export async function openRecords(source: NodeJS.ReadableStream, opts: RecordOpt
   }
 
   async function* records(): AsyncGenerator<RawRecord, void, undefined> {
-    const input = Readable.from(text(), { objectMode: true });
-    const papa = Papa.parse(Papa.NODE_STREAM_INPUT, {
-      delimiter,
-      newline,
-      quoteChar: '"',
-      header: false,
-      dynamicTyping: false, // ids and postcodes stay strings ("01234")
-      skipEmptyLines: false, // blank lines must still be counted
-    });
-    // pipeline() wires errors both ways: a read error surfaces in the loop below, and leaving the
-    // loop early destroys papa, which tears the input (and the file) down.
-    pipeline(input, papa, () => {});
+    const parser = new Papa.Parser({ delimiter, newline, quoteChar: '"' });
     let line = 1;
-    try {
-      for await (const fields of papa as AsyncIterable<string[]>) {
+    let tail = ''; // the incomplete last row of the text parsed so far
+    let pending = '';
+    function* emit(rows: string[][]): Generator<RawRecord> {
+      for (const fields of rows) {
         yield { line, fields };
         line += 1 + countLineBreaks(fields);
       }
-    } finally {
-      if (!papa.destroyed) papa.destroy();
     }
+    for await (const chunk of text()) {
+      pending += chunk;
+      // Parse once enough new text has arrived to outweigh re-scanning the tail: keeps tiny chunks
+      // (1 byte at a time) and a huge quoted field both linear overall.
+      if (pending.length < MIN_PARSE_CHARS || pending.length < tail.length) continue;
+      const input = tail + pending;
+      pending = '';
+      const result = parser.parse(input, 0, true) as { data: string[][]; meta: { cursor: number } };
+      tail = input.slice(result.meta.cursor);
+      yield* emit(result.data);
+    }
+    const rest = tail + pending;
+    if (rest) yield* emit((parser.parse(rest, 0, false) as { data: string[][] }).data);
   }
 
   return {

@@ -117,7 +117,7 @@ function syntheticUid(e: RawEvent): string {
 }
 
 function signature(e: RawEvent): string {
-  return JSON.stringify([e.dtstart, e.dtend, e.duration, e.rrules, e.rdates, e.summary]);
+  return JSON.stringify([e.dtstart, e.dtend, e.duration, e.rrules, e.exrules, e.rdates, e.exdates, e.summary, e.description, e.location, e.status]);
 }
 
 function cleanTitle(s: string | undefined): string | undefined {
@@ -252,33 +252,68 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
   let series = 0;
   let cancelled = 0;
 
-  const emit = (e: RawEvent, base: RawEvent | undefined, o: Occ, f: Frame, identity: string, occurrence: string | undefined): boolean => {
+  // Content fields depend only on the VEVENT (and the master it inherits from), never on the
+  // occurrence: computed once per VEVENT, shared by all its drafts.
+  interface Content {
+    title: string;
+    description?: string;
+    image?: string;
+    website?: string;
+    venue?: EventDraft['venue'];
+    organizers: EventDraft['organizers'];
+    categories: TermDraft[];
+    cancelled: boolean;
+    sourceModified?: string;
+  }
+  const contents = new Map<RawEvent, Content | { error: string }>();
+  const contentOf = (e: RawEvent, base: RawEvent | undefined): Content | { error: string } => {
+    let c = contents.get(e);
+    if (c) return c;
     const title = cleanTitle(e.summary) ?? cleanTitle(base?.summary);
-    if (!title) {
-      fail(e, 'no SUMMARY');
+    if (!title) c = { error: 'no SUMMARY' };
+    else {
+      const pick = <K extends keyof RawEvent>(k: K): RawEvent[K] | undefined => e[k] ?? base?.[k];
+      const location = pick('location')?.trim() ? pick('location') : undefined;
+      let website = absoluteUrl(pick('url')?.trim(), source);
+      if (!website && location && isUrlOnly(location)) website = absoluteUrl(location.trim(), source);
+      const lm = pick('lastModified');
+      c = {
+        title,
+        description: descriptionHtml(e.description !== undefined || e.htmlDescription !== undefined || !base ? e : base),
+        image: pick('image'),
+        website,
+        venue: venueFromLocation(location, pick('geo'), pick('apple')),
+        organizers: pick('organizer') ? [pick('organizer')!] : [],
+        categories: terms(e.categories.length ? e.categories : (base?.categories ?? [])),
+        cancelled: e.status === 'CANCELLED' || (e.status === undefined && base?.status === 'CANCELLED'),
+        sourceModified: lm !== undefined ? formatUtcIso(lm) : undefined,
+      };
+    }
+    contents.set(e, c);
+    return c;
+  };
+
+  const emit = (e: RawEvent, base: RawEvent | undefined, o: Occ, f: Frame, identity: string, occurrence: string | undefined): boolean => {
+    const c = contentOf(e, base);
+    if ('error' in c) {
+      if (outcome[e.index - 1] !== 'failed') fail(e, c.error);
       return false;
     }
-    const src = { ...base, ...stripUndefined(e) } as RawEvent;
-    const isCancelled = e.status === 'CANCELLED' || (e !== base && e.status === undefined && base?.status === 'CANCELLED');
-    const location = src.location?.trim() ? src.location : undefined;
-    let website = absoluteUrl(src.url?.trim(), source);
-    if (!website && location && isUrlOnly(location)) website = absoluteUrl(location.trim(), source);
-    const venue = venueFromLocation(location, src.geo, src.apple);
-    const cats = terms(e.categories.length ? e.categories : (base?.categories ?? []));
+    const asTags = opts.categoriesAs === 'tags';
     const input = {
       identity,
-      title,
-      description: descriptionHtml(e.description !== undefined || e.htmlDescription !== undefined ? e : src),
+      title: c.title,
+      description: c.description,
       status: opts.status,
       ...wallFields(o, f),
-      image: src.image,
-      website,
-      categories: opts.categoriesAs === 'tags' ? [] : cats,
-      tags: opts.categoriesAs === 'tags' ? cats : [],
-      venue,
-      organizers: src.organizer ? [src.organizer] : [],
-      cancelled: isCancelled,
-      sourceModified: src.lastModified !== undefined ? formatUtcIso(src.lastModified) : undefined,
+      image: c.image,
+      website: c.website,
+      categories: asTags ? [] : c.categories,
+      tags: asTags ? c.categories : [],
+      venue: c.venue,
+      organizers: c.organizers,
+      cancelled: c.cancelled,
+      sourceModified: c.sourceModified,
       origin: { source, line: e.line, uid: e.uid, occurrence },
     };
     const r = EventDraft.safeParse(input);
@@ -287,8 +322,8 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
       return false;
     }
     items.push({ ok: true, draft: r.data });
-    if (isCancelled) cancelled++;
-    outcome[e.index - 1] = 'drafted';
+    if (c.cancelled) cancelled++;
+    if (outcome[e.index - 1] !== 'failed') outcome[e.index - 1] = 'drafted';
     return true;
   };
 
@@ -315,6 +350,8 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
     masters.forEach((m, i) => {
       const uid = i === 0 ? g.uid : `${g.uid}#${i + 1}`;
       if (!m.dtstart) return fail(m, m.dtstartProblem ?? 'no DTSTART');
+      const c = contentOf(m, undefined);
+      if ('error' in c) return fail(m, c.error);
       const f = frameOf(m.dtstart, ctx);
       const s = spanOf(m.dtstart, m.dtend, m.duration, f, ctx);
       if (s && 'error' in s) return fail(m, s.error);
@@ -463,10 +500,4 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
       warnings,
     },
   };
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  const r: Partial<T> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) (r as Record<string, unknown>)[k] = v;
-  return r;
 }
