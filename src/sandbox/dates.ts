@@ -86,9 +86,23 @@ export function isValidTimezone(tz: string): boolean {
 }
 
 /** Offset (ms) of `tz` from UTC at the given instant. */
+const offsets = new Map<string, number>();
+const QUARTER_HOUR = 900_000;
+
 export function offsetAt(tz: string, instant: number): number {
   const fixed = fixedOffset(tz);
   if (fixed !== undefined) return fixed;
+  // Zone transitions fall on quarter hours, so the offset is constant within one; Intl is slow.
+  const key = `${tz}|${Math.floor(instant / QUARTER_HOUR)}`;
+  const known = offsets.get(key);
+  if (known !== undefined) return known;
+  if (offsets.size > 500_000) offsets.clear();
+  const offset = computeOffset(tz, instant);
+  offsets.set(key, offset);
+  return offset;
+}
+
+function computeOffset(tz: string, instant: number): number {
   const parts = fieldsFormatter(tz).formatToParts(new Date(instant));
   const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
   const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
@@ -121,6 +135,15 @@ export function isoWithOffset(local: string, tz: string): string {
 }
 
 const ABBR_LOCALES = ['en-US', 'en-GB', 'en-AU', 'en-IN', 'en-NZ'];
+const abbrFormatters = new Map<string, Intl.DateTimeFormat>();
+const abbrCache = new Map<string, string>();
+
+function abbrFormatter(locale: string, tz: string): Intl.DateTimeFormat {
+  const key = `${locale}|${tz}`;
+  let f = abbrFormatters.get(key);
+  if (!f) abbrFormatters.set(key, (f = new Intl.DateTimeFormat(locale, { timeZone: tz, timeZoneName: 'short' })));
+  return f;
+}
 
 /**
  * Short zone name like PHP's `T` format: EST, CEST, BST… PHP falls back to `+03`-style names for
@@ -128,15 +151,26 @@ const ABBR_LOCALES = ['en-US', 'en-GB', 'en-AU', 'en-IN', 'en-NZ'];
  */
 export function timezoneAbbr(tz: string, instant: number): string {
   if (fixedOffset(tz) !== undefined) return tz;
+  // Names only change with the offset, so one lookup per zone and offset is enough.
+  const offset = offsetAt(tz, instant);
+  const key = `${tz}|${offset}`;
+  const known = abbrCache.get(key);
+  if (known !== undefined) return known;
+  let name: string | undefined;
   for (const locale of ABBR_LOCALES) {
-    const name = new Intl.DateTimeFormat(locale, { timeZone: tz, timeZoneName: 'short' })
-      .formatToParts(new Date(instant)).find((p) => p.type === 'timeZoneName')?.value;
-    if (name && !/^(GMT|UTC)[+-]/.test(name)) return name;
+    const candidate = abbrFormatter(locale, tz).formatToParts(new Date(instant)).find((p) => p.type === 'timeZoneName')?.value;
+    if (candidate && !/^(GMT|UTC)[+-]/.test(candidate)) {
+      name = candidate;
+      break;
+    }
   }
-  const off = offsetAt(tz, instant) / 60_000;
-  const sign = off < 0 ? '-' : '+';
-  const abs = Math.abs(off);
-  return `${sign}${pad(Math.floor(abs / 60))}${abs % 60 ? pad(abs % 60) : ''}`;
+  if (name === undefined) {
+    const off = offset / 60_000;
+    const abs = Math.abs(off);
+    name = `${off < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}${abs % 60 ? pad(abs % 60) : ''}`;
+  }
+  abbrCache.set(key, name);
+  return name;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,6 +14,12 @@ export interface Snapshot {
   attachments: Attachment[];
 }
 
+/** An event's place in the start order; a rewritten event gets a new slot and the old one dies. */
+interface Slot {
+  ev: EventRecord;
+  dead: boolean;
+}
+
 function compareEvents(a: EventRecord, b: EventRecord): number {
   return a.start < b.start ? -1 : a.start > b.start ? 1 : a.id - b.id;
 }
@@ -39,7 +45,8 @@ export class Store {
 
   private readonly slugs = new Map<string, number[]>();
   private readonly slugHints = new Map<string, number>();
-  private readonly sorted = new Map<string, EventRecord[]>();
+  private readonly order = new Map<string, { live: Slot[]; pending: Slot[]; dead: number; view: EventRecord[] }>();
+  private readonly slots = new Map<EventRecord, Slot>();
   private readonly links = new Map<number, number>();
 
   nextPostId(): number {
@@ -114,34 +121,52 @@ export class Store {
 
   // -------------------------------------------------------------------------------------------
   // events sorted by start, per language
+  //
+  // Writes must stay O(1) at 100k events (a splice per insert is not), so a write only drops the
+  // event's old slot (marks it dead) and queues a new one; the next read sorts the queue and merges
+  // it into the sorted list in one linear pass.
 
   /** All events of a language (any status), by start then id. Do not mutate. */
   sortedEvents(lang: string): readonly EventRecord[] {
-    return this.sorted.get(lang) ?? [];
-  }
-
-  private position(list: EventRecord[], ev: EventRecord): number {
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareEvents(list[mid], ev) < 0) lo = mid + 1;
-      else hi = mid;
+    const order = this.order.get(lang);
+    if (!order) return [];
+    if (order.pending.length || order.dead) {
+      order.pending.sort((a, b) => compareEvents(a.ev, b.ev));
+      const merged: Slot[] = [];
+      const { live, pending } = order;
+      let i = 0;
+      let j = 0;
+      while (i < live.length || j < pending.length) {
+        const a = live[i];
+        const b = pending[j];
+        if (a?.dead) i++;
+        else if (b?.dead) j++;
+        else if (b === undefined || (a !== undefined && compareEvents(a.ev, b.ev) <= 0)) merged.push(live[i++]);
+        else merged.push(pending[j++]);
+      }
+      order.live = merged;
+      order.pending = [];
+      order.dead = 0;
+      order.view = merged.map((s) => s.ev);
     }
-    return lo;
+    return order.view;
   }
 
   private sortIn(ev: EventRecord): void {
-    let list = this.sorted.get(ev.lang);
-    if (!list) this.sorted.set(ev.lang, (list = []));
-    list.splice(this.position(list, ev), 0, ev);
+    let order = this.order.get(ev.lang);
+    if (!order) this.order.set(ev.lang, (order = { live: [], pending: [], dead: 0, view: [] }));
+    const slot: Slot = { ev, dead: false };
+    order.pending.push(slot);
+    this.slots.set(ev, slot);
   }
 
   private sortOut(ev: EventRecord): void {
-    const list = this.sorted.get(ev.lang);
-    if (!list) return;
-    const i = this.position(list, ev);
-    if (list[i] === ev) list.splice(i, 1);
+    const slot = this.slots.get(ev);
+    const order = this.order.get(ev.lang);
+    if (!slot || !order) return;
+    slot.dead = true;
+    order.dead++;
+    this.slots.delete(ev);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -269,7 +294,8 @@ export class Store {
     for (const m of [this.events, this.venues, this.organizers, this.terms, this.attachments]) m.clear();
     this.slugs.clear();
     this.slugHints.clear();
-    this.sorted.clear();
+    this.order.clear();
+    this.slots.clear();
     this.links.clear();
     this.touched();
   }
@@ -284,16 +310,12 @@ export class Store {
       this.mapOf(r.kind).set(r.id, r);
       this.indexSlug(r);
     }
-    // Bulk sort once instead of 100k binary insertions.
     for (const ev of s.events) {
       this.events.set(ev.id, ev);
       this.indexSlug(ev);
       this.countLinks(ev, 1);
-      let list = this.sorted.get(ev.lang);
-      if (!list) this.sorted.set(ev.lang, (list = []));
-      list.push(ev);
+      this.sortIn(ev);
     }
-    for (const list of this.sorted.values()) list.sort(compareEvents);
     this.version++;
   }
 }

@@ -11,6 +11,8 @@ export const LedgerEntry = z.object({
   id: z.number(),
   modified: z.string().optional(),
   start: z.string().optional(),
+  /** The record's slug on the site, when the site chose it (venues/organizers cannot be given one). */
+  slug: z.string().optional(),
   /** Source record id (sync), so hidden source events can be fetched by id. */
   src: z.string().optional(),
   at: z.string(),

@@ -1,8 +1,9 @@
 import type { CalendarClient } from '../api/index.ts';
-import { SlugMismatchError, isNotFound } from '../api/index.ts';
+import { ApiError, isNotFound } from '../api/index.ts';
 import type { Origin, OrganizerDraft, VenueDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import { shortHash, slugify } from '../model/identity.ts';
+import { termKey } from './terms.ts';
 import type { Language } from '../model/languages.ts';
 import { organizerBody, venueBody } from './body.ts';
 import type { Ledger } from './ledger.ts';
@@ -18,8 +19,10 @@ export interface LinkedResolverOptions {
 type LinkedKind = 'venues' | 'organizers';
 
 /**
- * A venue/organizer slug is readable and derived from its identity (normalized location text,
- * e-mail, CSV key) rather than the source, so several feeds naming the same place share one venue.
+ * The ledger key of a venue/organizer: readable and derived from its identity (normalized
+ * location text, e-mail, CSV key) rather than the source, so several feeds naming the same place
+ * share one venue. It is NOT the site slug: the v1 API takes no slug when a venue or organizer is
+ * created (SPEC §2.2/§2.3), so the site names it from its title and the ledger keeps that slug.
  */
 export function linkedSlug(kind: LinkedKind, name: string, identity: string): string {
   const readable = slugify(name, 60) || (kind === 'venues' ? 'venue' : 'organizer');
@@ -54,13 +57,13 @@ export class LinkedResolver {
 
   /** `origin` is given when the venue is an item of its own (a row of a venues CSV). */
   venue(d: VenueDraft, origin?: Origin): Promise<number | undefined> {
-    const slug = this.venueSlug(d);
-    return this.once('venues', slug, () => this.upsert('venues', slug, d.venue, venueBody(d, { status: this.opts.status }), origin));
+    const key = this.venueSlug(d);
+    return this.once('venues', key, () => this.upsert('venues', key, d.venue, venueBody(d, { status: this.opts.status }), origin, d.slug));
   }
 
   organizer(d: OrganizerDraft, origin?: Origin): Promise<number | undefined> {
-    const slug = this.organizerSlug(d);
-    return this.once('organizers', slug, () => this.upsert('organizers', slug, d.organizer, organizerBody(d, { status: this.opts.status }), origin));
+    const key = this.organizerSlug(d);
+    return this.once('organizers', key, () => this.upsert('organizers', key, d.organizer, organizerBody(d, { status: this.opts.status }), origin, d.slug));
   }
 
   private once(kind: LinkedKind, slug: string, fn: () => Promise<number | undefined>) {
@@ -73,54 +76,56 @@ export class LinkedResolver {
     return p;
   }
 
-  private async upsert(kind: LinkedKind, slug: string, name: string, body: object, origin?: Origin): Promise<number | undefined> {
+  private async upsert(kind: LinkedKind, key: string, name: string, body: object, origin?: Origin, explicitSlug?: string): Promise<number | undefined> {
     const { lang } = this.opts;
     const report = { add: (item: Parameters<RunReport['add']>[0]) => this.opts.report.add(origin ? { ...item, origin } : item) };
+    const label = kind === 'venues' ? 'venue' : 'organizer';
     const fp = fingerprint(body);
-    const known = (await this.ledger.getMany(kind, [slug])).get(slug);
+    const known = (await this.ledger.getMany(kind, [key])).get(key);
     if (known && known.fp === fp) {
-      report.add({ kind, slug, outcome: 'unchanged', siteId: known.id });
+      report.add({ kind, slug: known.slug ?? key, outcome: 'unchanged', siteId: known.id });
       return known.id;
     }
     const res = kind === 'venues' ? this.client.venues : this.client.organizers;
     try {
-      if (this.opts.dryRun) {
-        const existing = await res.findBySlug(slug, { lang });
-        report.add({ kind, slug, outcome: existing ? 'updated' : 'created', reason: existing ? 'would be updated (dry run)' : 'would be created (dry run)' });
-        return existing?.id ?? this.dryRunIds--;
-      }
-      let id: number;
-      let modified: string | undefined;
-      try {
-        const { record, created } = await res.upsertBySlug(slug, { ...body, slug } as never, { lang });
-        id = record.id;
-        modified = record.modified_utc;
-        report.add({ kind, slug, outcome: created ? 'created' : 'updated', siteId: id });
-      } catch (err) {
-        if (!(err instanceof SlugMismatchError)) throw err;
-        const rec = err.record as { id: number; slug: string; modified_utc?: string };
-        if (err.actual.startsWith(`${slug}-`)) {
-          // Two workers created the same record at once and the site suffixed ours: drop the
-          // duplicate and update the original.
-          await res.delete(rec.id, { lang }).catch(() => undefined);
-          const updated = await res.updateBySlug(slug, { ...body, slug } as never, { lang });
-          id = updated.id;
-          modified = updated.modified_utc;
-          report.add({ kind, slug, outcome: 'updated', siteId: id, reason: 'recovered from a concurrent create' });
-        } else {
-          // The site de-duplicated it onto an existing record with the same details.
-          id = rec.id;
-          modified = rec.modified_utc;
-          report.add({ kind, slug, outcome: 'unchanged', siteId: id, reason: `matched the existing ${kind === 'venues' ? 'venue' : 'organizer'} "${err.actual}" (site de-duplication)` });
+      // Which record on the site is this one? The ledger knows its id; without a ledger (Redis
+      // lost) look for the slug the site derives from the name, or the one the source gave.
+      let existing: { id: number; slug?: string; status?: string } | null = null;
+      if (known) existing = await res.get(known.id, { lang }).catch((err) => (isGone(err) ? null : Promise.reject(err)));
+      if (!existing) {
+        for (const candidate of [...new Set([explicitSlug, slugify(name, 200)].filter((x): x is string => !!x))]) {
+          const rec = await res.findBySlug(candidate, { lang });
+          const recName = (rec as { venue?: string; organizer?: string } | null)?.[kind === 'venues' ? 'venue' : 'organizer'];
+          if (rec && (candidate === explicitSlug || termKey(recName ?? '') === termKey(name))) {
+            existing = rec;
+            break;
+          }
         }
       }
-      await this.ledger.set(kind, slug, { fp, id, modified, at: new Date().toISOString() });
-      return id;
+      if (this.opts.dryRun) {
+        report.add({ kind, slug: existing?.slug ?? key, outcome: existing ? 'updated' : 'created', reason: existing ? 'would be updated (dry run)' : 'would be created (dry run)' });
+        return existing?.id ?? this.dryRunIds--;
+      }
+      let record: { id: number; slug?: string; modified_utc?: string };
+      if (existing && existing.status !== 'trash') {
+        record = await res.update(existing.id, body as never, { lang });
+        report.add({ kind, slug: record.slug ?? key, outcome: 'updated', siteId: record.id });
+      } else {
+        // The site may hand back an existing record with the same details (its de-duplication).
+        record = await res.create(body as never, { lang });
+        report.add({ kind, slug: record.slug ?? key, outcome: 'created', siteId: record.id });
+      }
+      await this.ledger.set(kind, key, { fp, id: record.id, slug: record.slug, modified: record.modified_utc, at: new Date().toISOString() });
+      return record.id;
     } catch (err) {
-      report.add({ kind, slug, outcome: 'failed', reason: `${kind === 'venues' ? 'venue' : 'organizer'} "${name}" could not be written: ${(err as Error).message}` });
+      report.add({ kind, slug: key, outcome: 'failed', reason: `${label} "${name}" could not be written: ${(err as Error).message}` });
       return undefined;
     }
   }
+}
+
+function isGone(err: unknown): boolean {
+  return isNotFound(err) || (err instanceof ApiError && (err.status === 403 || err.status === 410));
 }
 
 export { isNotFound };

@@ -1,12 +1,18 @@
-import { renderIcs } from '../../src/export/render.ts';
-import type { EventRecord } from '../../src/api/index.ts';
-const base = { status: 'publish', slug: 's', categories: [], tags: [], venue: [], organizer: [] } as const;
-const evs: EventRecord[] = [
-  { ...base, id: 10, title: 'Rock &amp; Roll &#8217;24', start_date: '2024-03-31 01:00:00', end_date: '2024-03-31 04:00:00', timezone: 'Europe/Berlin', modified_utc: '2024-02-01 10:00:00', date_utc: '2024-01-01 00:00:00', description: '<p>Hello <a href="https://x.org">x</a>; a, b\\c</p><ul><li>one</li></ul>', url: 'https://site/event/r/', image: { url: 'https://site/i.jpg', id: 3 },
-    venue: { id: 5, venue: 'Town Hall', address: '1 Main St', city: 'Springfield', zip: '12345', country: 'United States', geo_lat: '40.1', geo_lng: -73.5 },
-    organizer: [{ id: 6, organizer: 'Arts "Council"', email: 'info@example.org' }, { id: 7, organizer: 'Second', email: 'b@example.org', phone: '+1 555' }],
-    categories: [{ id: 1, name: 'Music &amp; Arts', slug: 'music' }] } as EventRecord,
-  { ...base, id: 11, title: 'All day', all_day: true, start_date: '2024-05-01 00:00:00', end_date: '2024-05-03 23:59:59', timezone: 'UTC+2' } as EventRecord,
-  { ...base, id: 12, title: 'Offset', start_date: '2024-05-01 10:00:00', end_date: '2024-05-01 11:00:00', timezone: 'UTC+2' } as EventRecord,
-];
-console.log(renderIcs(evs, { name: 'main', lang: 'en', siteHost: 'events.example.org' }));
+import { startSandbox } from '../../src/sandbox/index.ts';
+import { CalendarClient } from '../../src/api/index.ts';
+import { runIcsExport } from '../../src/export/index.ts';
+const sb = await startSandbox({ port: 0 });
+const conn = { restRoot: sb.url, namespace: sb.namespace, auth: { kind: 'basic' as const, user: sb.user, password: sb.password } };
+const c = new CalendarClient(conn);
+const v = await c.venues.create({ venue: 'Town Hall', address: '1 Main St', city: 'Springfield', zip: '12345', country: 'US' });
+const o = await c.organizers.create({ organizer: 'Arts', email: 'a@example.org' });
+const cat = await c.categories.create({ name: 'Music' });
+const e = await c.events.create({ title: 'Concert &amp; more', start_date: '2030-05-01 19:00:00', end_date: '2030-05-01 21:00:00', timezone: 'Europe/Berlin', venue: v.id, organizer: [o.id], categories: [cat.id], description: '<p>Hi</p>' });
+console.log(JSON.stringify(e).slice(0, 1500));
+const fr = await c.events.create({ title: 'Concert FR', start_date: '2030-05-02 19:00:00', end_date: '2030-05-02 21:00:00', timezone: 'Europe/Paris' }, { lang: 'fr' });
+const r = await runIcsExport({ name: 'main', connection: conn, siteKey: 'sb', languages: ['en', 'fr'], window: { from: new Date('2030-01-01'), to: new Date('2030-12-31') }, outDir: '/tmp/exp/out' }, { onProgress: (p) => console.log(p) });
+console.log(JSON.stringify(r, null, 1));
+const fs = await import('node:fs');
+console.log(fs.readFileSync('/tmp/exp/out/main.en.ics', 'utf8'));
+console.log(sb.stats());
+await c.close(); await sb.close();

@@ -117,27 +117,27 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
    * is checked: a different one throws SlugMismatchError carrying the created record.
    */
   create(body: C, opts?: CallOptions): Promise<R> {
-    const valid = validate(this.cfg.create, body, 'POST', this.base, 'body') as C & WithSlug;
+    return this.#create(validate(this.cfg.create, body, 'POST', this.base, 'body') as C & WithSlug, opts);
+  }
+
+  async #create(valid: C & WithSlug, opts: CallOptions | undefined): Promise<R> {
     const slug = valid.slug;
-    return this.exec
-      .call<R>(
-        {
-          method: 'POST',
-          route: this.base,
-          path: this.base,
-          body: valid,
-          kind: 'create',
-          parse: (j) => this.cfg.record.parse(j),
-          verify: slug ? (signal) => this.findBySlug(slug, { lang: opts?.lang, signal }) : undefined,
-        },
-        opts,
-      )
-      .then((record) => {
-        if (slug !== undefined && record.slug !== slug) {
-          throw new SlugMismatchError(this.cfg.name, slug, record.slug ?? '', record);
-        }
-        return record;
-      });
+    const record = await this.exec.call<R>(
+      {
+        method: 'POST',
+        route: this.base,
+        path: this.base,
+        body: valid,
+        kind: 'create',
+        parse: (j) => this.cfg.record.parse(j),
+        verify: slug ? (signal) => this.findBySlug(slug, { lang: opts?.lang, signal }) : undefined,
+      },
+      opts,
+    );
+    if (slug !== undefined && record.slug !== slug) {
+      throw new SlugMismatchError(this.cfg.name, slug, record.slug ?? '', record);
+    }
+    return record;
   }
 
   /** Full-replace update by id (the site resets omitted fields: send the complete body). */
@@ -153,11 +153,15 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
   /** Full-replace update by slug; NotFoundError when the slug is unknown (all three forms). */
   updateBySlug(slug: string, body: U, opts?: CallOptions): Promise<R> {
     const route = `${this.base}/by-slug/:slug`;
-    const segment = slugSegment(slug, 'POST', route);
+    slugSegment(slug, 'POST', route);
     const withSlug = this.cfg.slugInUpdateBody ? { ...body, slug } : body;
-    const valid = validate(this.cfg.update, withSlug, 'POST', route, 'body');
+    return this.#updateBySlug(slug, validate(this.cfg.update, withSlug, 'POST', route, 'body'), opts);
+  }
+
+  #updateBySlug(slug: string, valid: unknown, opts: CallOptions | undefined): Promise<R> {
+    const route = `${this.base}/by-slug/:slug`;
     return this.exec.call(
-      { method: 'POST', route, path: `${this.base}/by-slug/${segment}`, body: valid, kind: 'safe', notFoundParams: ['slug'], parse: (j) => this.cfg.record.parse(j) },
+      { method: 'POST', route, path: `${this.base}/by-slug/${encodeURIComponent(slug)}`, body: valid, kind: 'safe', notFoundParams: ['slug'], parse: (j) => this.cfg.record.parse(j) },
       opts,
     );
   }
@@ -191,12 +195,13 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
       throw new RequestValidationError('POST', route, 'body', [{ path: ['slug'], message: `"${given}" differs from the slug being upserted ("${slug}")` }]);
     }
     slugSegment(slug, 'POST', route);
-    const full = validate(this.cfg.create, { ...body, slug }, 'POST', route, 'body') as C;
+    // Validated once: a valid create body (slug included) is also a valid by-slug update body.
+    const full = validate(this.cfg.create, { ...body, slug }, 'POST', route, 'body') as C & WithSlug;
     try {
-      return { record: await this.updateBySlug(slug, full as unknown as U, opts), created: false };
+      return { record: await this.#updateBySlug(slug, full, opts), created: false };
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
     }
-    return { record: await this.create(full, opts), created: true };
+    return { record: await this.#create(full, opts), created: true };
   }
 }

@@ -110,8 +110,13 @@ export async function openRecords(source: NodeJS.ReadableStream, opts: RecordOpt
       tail = input.slice(result.meta.cursor);
       yield* emit(result.data);
     }
+    // The end: complete rows first, then the last row without a final line break (parsing all of
+    // it as the last chunk would turn a final line break into an extra empty record).
     const rest = tail + pending;
-    if (rest) yield* emit((parser.parse(rest, 0, false) as { data: string[][] }).data);
+    const result = parser.parse(rest, 0, true) as { data: string[][]; meta: { cursor: number } };
+    yield* emit(result.data);
+    const last = rest.slice(result.meta.cursor);
+    if (last) yield* emit((parser.parse(last, 0, false) as { data: string[][] }).data);
   }
 
   return {

@@ -171,9 +171,11 @@ function dedupe(parts: string[]): string[] {
   return out;
 }
 
+/** Without its undefined keys (a copy: `delete` would turn every draft into a slow dictionary object). */
 function compact<T extends Record<string, unknown>>(obj: T): T {
-  for (const k of Object.keys(obj)) if (obj[k] === undefined) delete obj[k];
-  return obj;
+  const out: Record<string, unknown> = {};
+  for (const k in obj) if (obj[k] !== undefined) out[k] = obj[k];
+  return out as T;
 }
 
 function joinAddress(a: string | undefined, b: string | undefined): string | undefined {

@@ -45,6 +45,15 @@ function startsProperty(s: string): boolean {
   return /^[A-Z][A-Z0-9-]*$/.test(name);
 }
 
+/**
+ * Mozilla Calendar 1.0 folds every property as `NAME` / ` ;PARAM=..` / ` :value`: a line holding only a
+ * name starts a property when the next line is a fold continuing it with `;` or `:`.
+ */
+function bareName(p: string, next: string | undefined): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(p) || next === undefined) return false;
+  return (next[0] === ' ' || next[0] === '\t') && /^[;:]/.test(next.slice(1));
+}
+
 function isQuotedPrintable(s: string): boolean {
   const colon = s.indexOf(':');
   const head = colon < 0 ? s : s.slice(0, colon);
@@ -88,7 +97,7 @@ export function unfoldLines(text: string): UnfoldResult {
     const c = p[0];
     if ((c === ' ' || c === '\t') && cur !== undefined) {
       cur += p.slice(1);
-    } else if (startsProperty(p) || (cur === undefined && startsProperty(p.trimStart()))) {
+    } else if (startsProperty(p) || (cur === undefined && startsProperty(p.trimStart())) || bareName(p, physical[i + 1])) {
       flush();
       cur = p.trimStart();
       curLine = lineNo;

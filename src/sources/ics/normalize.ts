@@ -327,6 +327,21 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
     return true;
   };
 
+  /** Expand one series within the per-series and per-file work limits, reporting caps and runaways. */
+  const runSeries = (e: RawEvent, f: Frame, span: Span, replaced: Selector[], reach: number, uid: string): Occ[] => {
+    const seriesBudget: Budget = { remaining: Math.min(PER_SERIES_WORK, Math.max(0, budget.remaining)) };
+    const granted = seriesBudget.remaining;
+    const res = expandSeries({ event: e, frame: f, span, replaced, window: { from, to }, reach, cap, budget: seriesBudget, ctx });
+    budget.remaining -= granted - Math.max(0, seriesBudget.remaining);
+    if (res.truncated) warn(`UID ${uid}: more than ${cap} occurrences in the window; only the first ${cap} kept`);
+    if (res.exhausted) {
+      const msg = `recurrence expansion stopped at the work limit (runaway RRULE ${e.rrules.map((r) => r.freq).join(',')}); ${res.occs.length} occurrence(s) kept`;
+      warn(`UID ${uid}: ${msg}`);
+      if (!res.occs.length) fail(e, msg);
+    }
+    return res.occs;
+  };
+
   for (const g of groups.values()) {
     // Masters: keep the highest SEQUENCE; identical copies are superseded; distinct events sharing a UID
     // (an Evolution test feed does this) are kept apart with `#2`, `#3` identity suffixes.
@@ -394,6 +409,11 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
     // the master's (partial overrides), properties missing in it inherited from the master.
     for (const ov of overrides) {
       const e = ov.e;
+      const c = contentOf(e, master?.e);
+      if ('error' in c) {
+        fail(e, c.error);
+        continue;
+      }
       const startT = e.dtstart ?? e.recurrenceId!;
       const f = frameOf(startT, ctx);
       const s = spanOf(startT, e.dtend, e.duration, f, ctx);
@@ -402,9 +422,20 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
         continue;
       }
       const span = s ?? (master && (master.f.kind === 'date') === (f.kind === 'date') ? master.span : defaultSpan(f));
+      const uid = master?.uid ?? g.uid;
+      if (!master && (e.rrules.length || e.rdates.length)) {
+        // An orphan that carries its own RRULE/RDATE (khal writes RANGE=THISANDFUTURE this way): expand it;
+        // its first instance keeps the RECURRENCE-ID as identity.
+        const first = place(frameLocal(startT, f, ctx), span, f).key;
+        for (const o of runSeries(e, f, span, [], 0, uid)) {
+          if (!inWindow(o, from, to)) continue;
+          const key = o.key === first ? ov.key : o.key;
+          out.push({ sort: o.utc, run: () => void emit(e, undefined, o, f, `${uid}|${key}`, key) });
+        }
+        continue;
+      }
       const o = place(frameLocal(startT, f, ctx), span, f);
       if (!inWindow(o, from, to)) continue;
-      const uid = master?.uid ?? g.uid;
       out.push({ sort: o.utc, run: () => void emit(e, master?.e, o, f, identityFor(uid, ov.key), recurring ? ov.key : undefined) });
     }
 
@@ -424,27 +455,8 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
         return { from: rStart, delta: newStart - rStart, span, frame: rf, ev: r.e };
       });
       shifts.sort((a, b) => a.from - b.from);
-      const seriesBudget: Budget = { remaining: Math.min(PER_SERIES_WORK, Math.max(0, budget.remaining)) };
-      const granted = seriesBudget.remaining;
-      const res = expandSeries({
-        event: m.e,
-        frame: m.f,
-        span: m.span,
-        replaced: i === 0 ? overrides.map((o) => o.sel) : [],
-        window: { from, to },
-        reach,
-        cap,
-        budget: seriesBudget,
-        ctx,
-      });
-      budget.remaining -= granted - Math.max(0, seriesBudget.remaining);
-      if (res.truncated) warn(`UID ${m.uid}: more than ${cap} occurrences in the window; only the first ${cap} kept`);
-      if (res.exhausted) {
-        const msg = `recurrence expansion stopped at the work limit (runaway RRULE ${m.e.rrules.map((r) => r.freq).join(',')}); ${res.occs.length} occurrence(s) kept`;
-        warn(`UID ${m.uid}: ${msg}`);
-        if (!res.occs.length) fail(m.e, msg);
-      }
-      for (const o0 of res.occs) {
+      const occs = runSeries(m.e, m.f, m.span, i === 0 ? overrides.map((o) => o.sel) : [], reach, m.uid);
+      for (const o0 of occs) {
         let o = o0;
         let f = m.f;
         let ev = m.e;

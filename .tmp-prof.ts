@@ -1,0 +1,13 @@
+import fs from 'node:fs';
+import { writeEventsCsv } from './src/sources/csv/generate.ts';
+import { inspectCsv, readCsv } from './src/sources/csv/index.ts';
+const f = '/tmp/csvexp/gen50k.csv';
+if (!fs.existsSync(f)) await writeEventsCsv(f, { rows: 50000, seed: 1, bad: true });
+const o = { kind: 'events' as const, sourceKey: 'x', sourceName: 'x.csv' };
+let t0 = performance.now();
+const ins = await inspectCsv(() => fs.createReadStream(f), o);
+console.log('inspect', (performance.now() - t0).toFixed(0));
+t0 = performance.now();
+let n = 0;
+for await (const it of readCsv(() => fs.createReadStream(f), o, ins)) n++;
+console.log('read', n, (performance.now() - t0).toFixed(0));

@@ -1,0 +1,47 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
+import { CalendarClient } from '../../src/api/index.ts';
+import { resolveSite, type ResolvedSite } from '../../src/config/sites.ts';
+
+export const USER = 'admin';
+export const PASSWORD = 'test-password-123';
+
+/** A sandbox site on a free port with known credentials, plus a resolved site and a client for it. */
+export async function testSite(opts: SandboxOptions = {}): Promise<{ sandbox: Sandbox; site: ResolvedSite; client: CalendarClient; close(): Promise<void> }> {
+  const sandbox = await startSandbox({ port: 0, user: USER, password: PASSWORD, ...opts });
+  const site = resolveSite(sandbox.url, undefined, { env: { CALSYNC_USER: USER, CALSYNC_PASSWORD: PASSWORD } });
+  const client = new CalendarClient(site.connection);
+  return {
+    sandbox,
+    site,
+    client,
+    async close() {
+      await client.close();
+      await sandbox.close();
+    },
+  };
+}
+
+/** A feed server on loopback whose body a test can change between runs (no validators: always 200). */
+export async function feedServer(initial: string): Promise<{ url: string; set(body: string): void; close(): Promise<void> }> {
+  let body = initial;
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' });
+    res.end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/feed.ics`,
+    set: (b) => void (body = b),
+    close: () => new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+}
+
+export function corpus(kind: 'ics' | 'csv', file = ''): string {
+  return new URL(`../../../shared/corpus/${kind}/${file}`, import.meta.url).pathname;
+}
