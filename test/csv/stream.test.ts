@@ -208,3 +208,41 @@ describe('streaming', () => {
     }).rejects.toThrow('disk on fire');
   });
 });
+
+describe('chunking does not change the records', () => {
+  it('same records and lines for every chunk size, with quotes, CRLF inside fields, blank lines and no final newline', async () => {
+    const { openRecords } = await import('../../src/sources/csv/parse.ts');
+    let text = 'Title,Start Date,Description\r\n';
+    for (let i = 0; i < 400; i++) {
+      text += i % 7 === 0 ? `"T ""${i}""",2024-01-0${(i % 9) + 1},"multi\r\nline ${i}\nmore"\r\n` : `T${i},2024-01-0${(i % 9) + 1},é${i}\r\n`;
+      if (i % 50 === 0) text += '\r\n';
+    }
+    text += 'last,2024-01-01,"no final newline"';
+    const read = async (chunk: number) => {
+      const rs = await openRecords(bytesOpen(text, chunk)());
+      const out: string[] = [];
+      for await (const r of rs.records) out.push(`${r.line}:${JSON.stringify(r.fields)}`);
+      return out;
+    };
+    const reference = await read(1 << 20);
+    expect(reference.at(-1)).toMatch(/"no final newline"/);
+    for (const size of [1, 2, 3, 7, 64, 1000, 16 * 1024 + 1]) expect(await read(size), `chunk ${size}`).toEqual(reference);
+    const lastLine = Number(reference.at(-1)!.split(':')[0]);
+    expect(lastLine).toBe(text.split(/\r\n|\n|\r/).length);
+  });
+
+  it('an inspection that went through JSON (e.g. job data), even without `fields`, reads the same', async () => {
+    const { inspectCsv: inspect } = await import('../../src/sources/csv/index.ts');
+    const text = 'Event Name,Event Start Date,Notes\nA,03/25/2024,x\nB,03/26/2024,y\n';
+    const o = opts();
+    const inspection = await inspect(bytesOpen(text), o);
+    const plain = JSON.parse(JSON.stringify(inspection));
+    delete plain.fields;
+    const items = [];
+    for await (const i of readCsv(bytesOpen(text), o, plain)) items.push(i);
+    expect(items.map((i) => (i.result.ok ? (i.result.draft as { start_date: string }).start_date : i.result.failure.reason))).toEqual([
+      '2024-03-25 00:00:00',
+      '2024-03-26 00:00:00',
+    ]);
+  });
+});

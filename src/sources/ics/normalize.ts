@@ -489,6 +489,10 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
 
     out.sort((a, b) => a.sort - b.sort);
     for (const x of out) x.run();
+    // A master whose instances in the window were all replaced by overrides still produced its series.
+    if (master && outcome[master.e.index - 1] === 'outsideWindow' && overrides.some((o) => outcome[o.e.index - 1] === 'drafted')) {
+      outcome[master.e.index - 1] = 'drafted';
+    }
   }
 
   if (droppedWarnings) warnings.push(`${droppedWarnings} more warning(s) not shown`);
