@@ -3,7 +3,9 @@
  * every item is an update) against a zero-latency sandbox, once with a bare undici `request`
  * loop and once through CalendarClient.events.upsertBySlug, at concurrency 1, 8 and 32.
  * The figure is events/s; the client scenarios carry the bare figure as reference and the
- * client/bare ratio (1.0 = no overhead: validation, parsing, retries bookkeeping).
+ * client/bare ratio (1.0 = no overhead: validation, parsing, retries bookkeeping). The sandbox
+ * runs in this process, so CPU time per event (client + sandbox) is reported too: on a busy
+ * machine it is steadier than wall-clock throughput.
  *
  * Run alone: `npx node bench/api.ts [--json] [--ms=2000]`.
  */
@@ -58,8 +60,16 @@ function body(i: number) {
   };
 }
 
-/** Runs `op` from `concurrency` workers for `durationMs`; completed ops per second. */
-async function run(concurrency: number, durationMs: number, op: (i: number) => Promise<void>): Promise<number> {
+interface Run {
+  /** Completed operations per second of wall time. */
+  rate: number;
+  /** Process CPU time (user + system) per operation, in µs: client and sandbox together. */
+  cpuPerOp: number;
+}
+
+/** Runs `op` from `concurrency` workers for `durationMs`. */
+async function run(concurrency: number, durationMs: number, op: (i: number) => Promise<void>): Promise<Run> {
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const until = started + durationMs;
   let done = 0;
@@ -72,11 +82,12 @@ async function run(concurrency: number, durationMs: number, op: (i: number) => P
       }
     }),
   );
-  return done / ((performance.now() - started) / 1000);
+  const used = process.cpuUsage(cpu);
+  return { rate: done / ((performance.now() - started) / 1000), cpuPerOp: (used.user + used.system) / Math.max(1, done) };
 }
 
 /** A short unmeasured warm-up first (JIT, keep-alive sockets), then the measured run. */
-async function measure(concurrency: number, durationMs: number, op: (i: number) => Promise<void>): Promise<number> {
+async function measure(concurrency: number, durationMs: number, op: (i: number) => Promise<void>): Promise<Run> {
   await run(concurrency, Math.min(200, durationMs / 4), op);
   return run(concurrency, durationMs, op);
 }
@@ -132,12 +143,19 @@ export async function runApiBench(opts: ApiBenchOptions = {}): Promise<{ scenari
       // may be busy, so one long run per mode would mostly measure whatever else ran meanwhile.
       let bare = 0;
       let viaClient = 0;
+      let bareCpu = Infinity;
+      let clientCpu = Infinity;
       for (let r = 0; r < rounds; r++) {
         const order = r % 2 === 0 ? ([bareOp, clientOp] as const) : ([clientOp, bareOp] as const);
         for (const op of order) {
-          const rate = await measure(concurrency, durationMs / rounds, op);
-          if (op === bareOp) bare = Math.max(bare, rate);
-          else viaClient = Math.max(viaClient, rate);
+          const m = await measure(concurrency, durationMs / rounds, op);
+          if (op === bareOp) {
+            bare = Math.max(bare, m.rate);
+            bareCpu = Math.min(bareCpu, m.cpuPerOp);
+          } else {
+            viaClient = Math.max(viaClient, m.rate);
+            clientCpu = Math.min(clientCpu, m.cpuPerOp);
+          }
         }
       }
       await pool.close();
@@ -150,6 +168,14 @@ export async function runApiBench(opts: ApiBenchOptions = {}): Promise<{ scenari
         unit: 'events/s',
         reference: Math.round(bare),
         ratio: Math.round((viaClient / bare) * 100) / 100,
+      });
+      // CPU is steadier than wall time on a busy machine: what the client adds per event.
+      scenarios.push({
+        name: `api.upsert-by-slug.client-cpu.c${concurrency}`,
+        figure: Math.round(clientCpu),
+        unit: 'µs CPU/event',
+        reference: Math.round(bareCpu),
+        ratio: Math.round((clientCpu / bareCpu) * 100) / 100,
       });
     }
   } finally {

@@ -24,6 +24,7 @@ export function buildProgram(): Command {
     .option('--config <file>', 'config file (JSON or YAML; default $CALSYNC_CONFIG or ./calsync.config.json)')
     .option('--redis <url>', 'Redis URL (default $REDIS_URL, the config, or the embedded local server)')
     .option('--log-level <level>', 'pino log level', process.env.LOG_LEVEL ?? 'warn')
+    .option('--prefix <prefix>', 'Redis key prefix for queues and state', process.env.CALSYNC_PREFIX ?? 'calsync')
     .showHelpAfterError();
   const globals = () => program.opts<GlobalOptions>();
   const importCmd = program.command('import').description('Import events, venues or organizers from a feed or file');

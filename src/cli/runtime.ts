@@ -10,6 +10,8 @@ export interface GlobalOptions {
   config?: string;
   redis?: string;
   logLevel?: string;
+  /** Key prefix for queues and calsync state (several deployments on one Redis). */
+  prefix: string;
 }
 
 /** The config from --config, $CALSYNC_CONFIG or ./calsync.config.(json|yaml|yml); an empty one otherwise. */

@@ -129,9 +129,12 @@ export const CalsyncConfig = z
     worker: z
       .strictObject({
         concurrency: z.partialRecord(z.enum(['import', 'export', 'sync']), z.number().int().min(1).max(64)).default({}),
-        shutdownTimeoutMs: z.number().int().min(1000).default(30_000),
+        shutdownTimeoutMs: z.number().int().min(100).default(30_000),
+        /** A job whose worker stops renewing its lock for this long is taken over (stalled). */
+        lockDurationMs: z.number().int().min(1000).default(60_000),
+        stalledIntervalMs: z.number().int().min(500).default(30_000),
       })
-      .default({ concurrency: {}, shutdownTimeoutMs: 30_000 }),
+      .default({ concurrency: {}, shutdownTimeoutMs: 30_000, lockDurationMs: 60_000, stalledIntervalMs: 30_000 }),
     serve: z
       .strictObject({
         port: z.number().int().min(0).max(65535).default(8788),

@@ -93,7 +93,7 @@ function text(res: http.ServerResponse, req: http.IncomingMessage, status: numbe
 }
 
 function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 /** Base URL for links: the configured one, else the request's Host (validated), over http. */

@@ -113,7 +113,9 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
       concurrency: o.concurrency?.[q] ?? o.config.worker.concurrency[q] ?? (q === 'import' ? 4 : 2),
       removeOnComplete: RETENTION.removeOnComplete,
       removeOnFail: RETENTION.removeOnFail,
-      lockDuration: 60_000,
+      lockDuration: o.config.worker.lockDurationMs,
+      stalledInterval: o.config.worker.stalledIntervalMs,
+      maxStalledCount: 3,
     });
     // Without an error listener a worker may stop processing (BullMQ docs).
     w.on('error', (err) => o.log.error({ err: err.message, queue: q }, 'worker error'));

@@ -24,8 +24,10 @@ const RELATIVE = ['starts_before', 'starts_after', 'ends_before', 'ends_after'] 
 
 function idsExist(ctx: Ctx, v: unknown, kind: 'venue' | 'organizer'): boolean {
   const list = toList(v);
-  const spec = kind === 'venue' ? venueSpec : organizerSpec;
-  return list.length > 0 && list.every((x) => findLinked(ctx.store, spec as typeof venueSpec, ctx.lang, toId(x)) !== undefined);
+  const exists = (id: number | undefined): boolean => (kind === 'venue'
+    ? findLinked(ctx.store, venueSpec, ctx.lang, id)
+    : findLinked(ctx.store, organizerSpec, ctx.lang, id)) !== undefined;
+  return list.length > 0 && list.every((x) => exists(toId(x)));
 }
 
 export function validateEventList(ctx: Ctx): ApiError | undefined {

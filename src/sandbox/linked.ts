@@ -1,4 +1,4 @@
-import type { Ctx, Endpoint, SiteConfig } from './context.ts';
+import { nowStamps, type Ctx, type Endpoint, type SiteConfig } from './context.ts';
 import { ApiError, couldNotCreate, inTrash, invalidParams, notAccessible } from './errors.ts';
 import { archiveReply, invalidPaging, listStatuses, paging } from './paging.ts';
 import { asText, isNonEmptyString, isSet, toBool, toId, type Params } from './params.ts';
@@ -8,7 +8,6 @@ import {
 import type { OrganizerRecord, PostBase, VenueRecord } from './records.ts';
 import { collectionUrl, type RenderCtx } from './shapes.ts';
 import type { Store } from './store.ts';
-import { nowStamps } from './context.ts';
 
 type Linked = VenueRecord | OrganizerRecord;
 

@@ -72,7 +72,7 @@ Exit codes: 0 nothing failed, 2 some rows failed, 1 the run failed as a whole (e
       const r = await inlineRedis(g, config, log);
       const progress = new ProgressLine({ enabled: !o.json || process.stderr.isTTY });
       try {
-        const report = await runCsvImport(csvParams(options, config, { allowFiles: true }), { redis: r.redis, log, onProgress: progress.update });
+        const report = await runCsvImport(csvParams(options, config, { allowFiles: true }), { redis: r.redis, prefix: g.prefix, log, onProgress: progress.update });
         progress.done();
         process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}${report.rejectsFile ? `\n  rejected rows written to ${report.rejectsFile}` : ''}\n`);
         setExit(Object.values(report.counts).some((c) => c.failed > 0) ? 2 : 0);

@@ -68,7 +68,7 @@ Exit codes: 0 nothing failed, 2 some items failed, 1 the run failed as a whole.`
       const r = await inlineRedis(g, config, log);
       const progress = new ProgressLine({ enabled: !o.json || process.stderr.isTTY });
       try {
-        const report = await runIcsImport(icsParams(options, config, { allowFiles: true }), { redis: r.redis, log, onProgress: progress.update });
+        const report = await runIcsImport(icsParams(options, config, { allowFiles: true }), { redis: r.redis, prefix: g.prefix, log, onProgress: progress.update });
         progress.done();
         process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
         setExit(report.notModified ? 0 : exitFor(report));

@@ -23,7 +23,7 @@ export function registerOps(program: Command, globals: () => GlobalOptions, setE
       const config = loadCliConfig(g);
       const redis = redisFor(g, config.redis);
       try {
-        const h = new RunHistory(redis, { keep: config.history.keep, pauseAfterFailures: config.history.pauseAfterFailures });
+        const h = new RunHistory(redis, { prefix: g.prefix, keep: config.history.keep, pauseAfterFailures: config.history.pauseAfterFailures });
         const runs = await h.list(o.source, o.limit);
         const names = o.source ? [o.source] : [...new Set(runs.map((r) => r.name))];
         const paused = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await h.paused(n)] as const)));
@@ -54,7 +54,7 @@ export function registerOps(program: Command, globals: () => GlobalOptions, setE
       const config = loadCliConfig(g);
       const redis = redisFor(g, config.redis);
       try {
-        const h = new RunHistory(redis);
+        const h = new RunHistory(redis, { prefix: g.prefix });
         const was = await h.paused(name);
         await h.resume(name);
         process.stdout.write(was ? `resumed ${name} (paused since ${was.since}: ${was.lastError})\n` : `${name} was not paused\n`);

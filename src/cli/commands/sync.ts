@@ -55,7 +55,7 @@ Examples:
       const r = await inlineRedis(g, config, log);
       const progress = new ProgressLine({ enabled: !o.json || process.stderr.isTTY });
       try {
-        const report = await runSyncAll(syncParams(options, config), (p) => runSiteSync(p, { redis: r.redis, log, onProgress: progress.update }));
+        const report = await runSyncAll(syncParams(options, config), (p) => runSiteSync(p, { redis: r.redis, prefix: g.prefix, log, onProgress: progress.update }));
         progress.done();
         process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
         const failed = Object.values(report.counts).some((c) => c.failed > 0) || report.retire?.refused;

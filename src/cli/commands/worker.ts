@@ -24,9 +24,9 @@ export function registerWorker(program: Command, globals: () => GlobalOptions, s
       const config = loadCliConfig(g);
       const r = await inlineRedis(g, config, log, { required: true });
       const queues = (o.queues as QueueName[] | undefined) ?? [...QUEUES];
-      const running = await startWorkers({ config, redisUrl: r.url as string, jobs: JOBS, log, queues });
+      const running = await startWorkers({ config, redisUrl: r.url as string, jobs: JOBS, log, queues, prefix: g.prefix });
       if (o.schedules) {
-        const q = openQueues(r.url as string);
+        const q = openQueues(r.url as string, g.prefix);
         const changes = await reconcileSchedulers(q, config);
         for (const c of changes) if (c.action !== 'unchanged') log.info({ scheduler: c.id, queue: c.queue, schedule: c.schedule }, `scheduler ${c.action}`);
         log.info({ added: count(changes, 'added'), updated: count(changes, 'updated'), removed: count(changes, 'removed'), unchanged: count(changes, 'unchanged') }, 'schedules reconciled');
@@ -69,13 +69,13 @@ export function registerWorker(program: Command, globals: () => GlobalOptions, s
         : { location, site: o.site, lang: o.lang, ...(o.window ? { window: o.window } : {}) };
       const payload = def.payload.parse(data);
       const r = await inlineRedis(g, config, log, { required: true });
-      const queues = openQueues(r.url as string);
+      const queues = openQueues(r.url as string, g.prefix);
       const queue = queues[def.queue];
       let events: QueueEvents | undefined;
       try {
         if (o.wait) {
           // Subscribe before adding: QueueEvents only sees events after it starts (BullMQ docs).
-          events = new QueueEvents(def.queue, { connection: workerConnection(r.url as string) });
+          events = new QueueEvents(def.queue, { connection: workerConnection(r.url as string), prefix: g.prefix });
           await events.waitUntilReady();
         }
         const job: Job = await queue.add(kind, payload);

@@ -96,7 +96,7 @@ export async function openRecords(source: NodeJS.ReadableStream, opts: RecordOpt
     function* emit(rows: string[][]): Generator<RawRecord> {
       for (const fields of rows) {
         yield { line, fields };
-        line += 1;
+        line += 1 + countLineBreaks(fields);
       }
     }
     for await (const chunk of text()) {

@@ -121,13 +121,13 @@ export function generateIcsFeed(opts: GenerateIcsOptions): string {
     const v = pick(venues);
     const org = pick(orgs);
     const title = `${pick(WORDS)} ${pick(WORDS).toLowerCase()} ${n}`;
-    const desc = `${title}: ${Array.from({ length: 12 + Math.floor(rand() * 10) }, () => pick(WORDS).toLowerCase()).join(' ')}.\nEintritt frei; Anmeldung unter ${org.email}, bitte pünktlich.\n\nMehr: https://example.org/e/${n}`;
+    const desc = `${Array.from({ length: 3 + Math.floor(rand() * 6) }, () => pick(WORDS).toLowerCase()).join(' ')}.\nEintritt frei, Anmeldung: ${org.email}`;
     const common = [
-      `UID:${uid}`, 'DTSTAMP:20250101T000000Z', `LAST-MODIFIED:20250101T${pad(n % 24)}0000Z`, `SUMMARY:${esc(title)}`,
+      `UID:${uid}`, 'DTSTAMP:20250101T000000Z', `SUMMARY:${esc(title)}`,
       `DESCRIPTION:${esc(desc)}`, `LOCATION:${esc(`${v.name}, ${v.street}, ${v.city}`)}`, `GEO:${v.lat.toFixed(5)};${v.lng.toFixed(5)}`,
       `ORGANIZER;CN="${org.name}":mailto:${org.email}`, `CATEGORIES:${[pick(CATS), pick(CATS)].map(esc).join(',')}`,
-      `URL:https://example.org/e/${n}`,
     ];
+    if (rand() < 0.3) common.push(`URL:https://example.org/e/${n}`);
     const minutes = 8 * 60 + Math.floor(rand() * 48) * 15;
     const len = 30 + Math.floor(rand() * 8) * 15;
     const recurring = rand() < recurringShare && written + 2 <= opts.events;

@@ -1,0 +1,52 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+/** Writes a config file for worker processes (credentials by env reference, as in production). */
+export function writeConfig(config: unknown): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'calsync-test-'));
+  const file = path.join(dir, 'calsync.config.json');
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  output(): string;
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** A real `calsync worker` process, as an operator would run it. */
+export function spawnWorker(opts: { config: string; redisUrl: string; prefix: string; env?: Record<string, string>; args?: string[] }): WorkerProcess {
+  const child = spawn(process.execPath, [CLI, '--config', opts.config, '--redis', opts.redisUrl, '--prefix', opts.prefix, '--log-level', 'warn', 'worker', '--no-schedules', ...(opts.args ?? [])], {
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => (out = (out + d).slice(-20_000)));
+  child.stderr?.on('data', (d) => (out = (out + d).slice(-20_000)));
+  return {
+    child,
+    output: () => out,
+    kill: (signal = 'SIGKILL') =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill(signal);
+      }),
+  };
+}
+
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
