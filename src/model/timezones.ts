@@ -64,18 +64,20 @@ export function secondsFromFields(y: number, m: number, d: number, hh = 0, mi = 
 }
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+const p2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
+const p4 = (n: number): string => (n >= 1000 ? `${n}` : pad(n, 4));
 
 /** `YYYY-MM-DD` of a day number. */
 export function formatDay(days: number): string {
   const { y, m, d } = civilFromDays(days);
-  return `${pad(y, 4)}-${pad(m)}-${pad(d)}`;
+  return `${p4(y)}-${p2(m)}-${p2(d)}`;
 }
 
 /** `YYYY-MM-DD HH:MM:SS` of local seconds: the draft wall-time format. */
 export function formatWall(sec: number): string {
   const days = Math.floor(sec / DAY);
   const r = sec - days * DAY;
-  return `${formatDay(days)} ${pad(Math.floor(r / 3600))}:${pad(Math.floor((r % 3600) / 60))}:${pad(r % 60)}`;
+  return `${formatDay(days)} ${p2(Math.floor(r / 3600))}:${p2(Math.floor((r % 3600) / 60))}:${p2(r % 60)}`;
 }
 
 /** `YYYY-MM-DDTHH:MM:SS` (no zone designator): used for floating occurrence keys. */
@@ -143,24 +145,40 @@ function rawOffset(zone: string, utcSec: number): number {
 }
 
 const BUCKET = 900;
-const offsetCache = new Map<string, Map<number, number>>();
+interface ZoneCache {
+  /** UTC day -> offset, for days without a transition (nearly all). */
+  days: Map<number, number>;
+  /** 15-minute bucket -> offset, inside transition days. */
+  buckets: Map<number, number>;
+}
+const offsetCache = new Map<string, ZoneCache>();
 
 /**
- * UTC offset (seconds, east positive) of `zone` at an instant. Cached per zone and 15-minute bucket when
- * the offset is the same at both ends of the bucket (all modern transitions fall on quarter hours).
+ * UTC offset (seconds, east positive) of `zone` at an instant. Cached per zone and UTC day when the
+ * offset is the same at both ends of the day, else per 15-minute bucket (modern transitions fall on
+ * quarter hours; anything else is computed exactly).
  */
 export function offsetAt(zone: string, utcSec: number): number {
   if (zone === 'UTC') return 0;
   let cache = offsetCache.get(zone);
-  if (!cache) offsetCache.set(zone, (cache = new Map()));
-  const b = Math.floor(utcSec / BUCKET);
-  const hit = cache.get(b);
+  if (!cache) offsetCache.set(zone, (cache = { days: new Map(), buckets: new Map() }));
+  const day = Math.floor(utcSec / DAY);
+  const hit = cache.days.get(day);
   if (hit !== undefined) return hit;
-  const a = rawOffset(zone, b * BUCKET);
-  if (rawOffset(zone, b * BUCKET + BUCKET - 1) === a) {
-    if (cache.size > 200_000) cache.clear();
-    cache.set(b, a);
+  const b = Math.floor(utcSec / BUCKET);
+  const bh = cache.buckets.get(b);
+  if (bh !== undefined) return bh;
+  if (cache.days.size > 100_000) cache.days.clear();
+  if (cache.buckets.size > 100_000) cache.buckets.clear();
+  const a = rawOffset(zone, day * DAY);
+  if (rawOffset(zone, day * DAY + DAY - 1) === a) {
+    cache.days.set(day, a);
     return a;
+  }
+  const ba = rawOffset(zone, b * BUCKET);
+  if (rawOffset(zone, b * BUCKET + BUCKET - 1) === ba) {
+    cache.buckets.set(b, ba);
+    return ba;
   }
   return rawOffset(zone, utcSec);
 }

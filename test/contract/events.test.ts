@@ -199,5 +199,21 @@ describe('events', () => {
     expect(await c.events.findBySlug(slug, { lang: 'it' })).toBeNull();
     const frClient = t.client({ language: 'fr' });
     expect((await frClient.events.getBySlug(slug)).id).toBe(fr.record.id);
+    // A language segment in the REST root selects the same records.
+    const origin = new URL(t.url).origin;
+    const frRoot = t.client({ restRoot: `${origin}/fr/wp-json` });
+    expect((await frRoot.events.getBySlug(slug)).id).toBe(fr.record.id);
+  });
+
+  it.skipIf(isReal)('a REST root without pretty permalinks (?rest_route=) works for reads and writes', async () => {
+    const origin = new URL(t.url).origin;
+    const plain = t.client({ restRoot: `${origin}/index.php?rest_route=` });
+    const slug = `${t.prefix}-plain`;
+    const { record, created } = await plain.events.upsertBySlug(slug, eventBody(`${t.prefix} plain`, 27));
+    t.track('events', record.id);
+    expect(created).toBe(true);
+    expect((await plain.events.get(record.id)).slug).toBe(slug);
+    const page = await plain.events.list({ ...WINDOW, search: `${t.prefix} plain` });
+    expect(page.items.map((e) => e.id)).toEqual([record.id]);
   });
 });

@@ -32,17 +32,29 @@ const KNOWN = new Set(
     .split(' '),
 );
 
-const HEAD = /^([A-Za-z0-9-]+)[;:]/;
+function isNameChar(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45;
+}
 
+/** `NAME;` or `NAME:` at the start, with a plausible NAME (hand-rolled: this runs once per line). */
 function startsProperty(s: string): boolean {
-  const m = HEAD.exec(s);
-  if (!m) return false;
-  const name = m[1];
-  if (KNOWN.has(name.toUpperCase())) return true;
-  if (name.length > 2 && (name[0] === 'X' || name[0] === 'x') && name[1] === '-') return true;
+  let i = 0;
+  let upper = true;
+  while (i < s.length && isNameChar(s.charCodeAt(i))) {
+    const c = s.charCodeAt(i);
+    if (c >= 97 && c <= 122) upper = false;
+    i++;
+  }
+  if (i === 0 || i >= s.length) return false;
+  const d = s.charCodeAt(i);
+  if (d !== 58 && d !== 59) return false;
+  const first = s.charCodeAt(0);
   // Unknown all-uppercase names are vendor properties (Confluence writes SUBCALENDAR-ID without X-);
   // "Details: ..." in a wrapped description is text, not a property.
-  return /^[A-Z][A-Z0-9-]*$/.test(name);
+  if (upper && first >= 65 && first <= 90) return true;
+  const name = s.slice(0, i);
+  if (KNOWN.has(name.toUpperCase())) return true;
+  return name.length > 2 && (first === 88 || first === 120) && name.charCodeAt(1) === 45;
 }
 
 /**

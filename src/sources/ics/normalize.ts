@@ -266,6 +266,13 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
     sourceModified?: string;
   }
   const contents = new Map<RawEvent, Content | { error: string }>();
+  // Feeds repeat a handful of places thousands of times: one venue object per distinct place.
+  const venues = new Map<string, EventDraft['venue']>();
+  const venueOf = (location: string | undefined, geo: RawEvent['geo'], apple: RawEvent['apple']): EventDraft['venue'] => {
+    const k = JSON.stringify([location, geo, apple]);
+    if (!venues.has(k)) venues.set(k, venueFromLocation(location, geo, apple));
+    return venues.get(k);
+  };
   const contentOf = (e: RawEvent, base: RawEvent | undefined): Content | { error: string } => {
     let c = contents.get(e);
     if (c) return c;
@@ -282,7 +289,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
         description: descriptionHtml(e.description !== undefined || e.htmlDescription !== undefined || !base ? e : base),
         image: pick('image'),
         website,
-        venue: venueFromLocation(location, pick('geo'), pick('apple')),
+        venue: venueOf(location, pick('geo'), pick('apple')),
         organizers: pick('organizer') ? [pick('organizer')!] : [],
         categories: terms(e.categories.length ? e.categories : (base?.categories ?? [])),
         cancelled: e.status === 'CANCELLED' || (e.status === undefined && base?.status === 'CANCELLED'),
@@ -293,6 +300,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
     return c;
   };
 
+  const validated = new Set<RawEvent>();
   const emit = (e: RawEvent, base: RawEvent | undefined, o: Occ, f: Frame, identity: string, occurrence: string | undefined): boolean => {
     const c = contentOf(e, base);
     if ('error' in c) {
@@ -300,12 +308,16 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
       return false;
     }
     const asTags = opts.categoriesAs === 'tags';
-    const input = {
+    const w = wallFields(o, f);
+    const draft: EventDraft = {
       identity,
       title: c.title,
       description: c.description,
       status: opts.status,
-      ...wallFields(o, f),
+      timezone: w.timezone,
+      all_day: w.all_day,
+      start_date: w.start_date,
+      end_date: w.end_date,
       image: c.image,
       website: c.website,
       categories: asTags ? [] : c.categories,
@@ -316,12 +328,20 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
       sourceModified: c.sourceModified,
       origin: { source, line: e.line, uid: e.uid, occurrence },
     };
-    const r = EventDraft.safeParse(input);
-    if (!r.success) {
-      fail(e, r.error.issues.map((i) => `${i.path.join('.') || 'draft'}: ${i.message}`).join('; '));
+    // The schema is checked once per VEVENT (content is shared by its occurrences, and the per-occurrence
+    // fields are produced here in the schema's format); the end >= start rule is checked every time.
+    if (!validated.has(e)) {
+      const r = EventDraft.safeParse(draft);
+      if (!r.success) {
+        fail(e, r.error.issues.map((i) => `${i.path.join('.') || 'draft'}: ${i.message}`).join('; '));
+        return false;
+      }
+      validated.add(e);
+    } else if (draft.end_date < draft.start_date) {
+      fail(e, `end is before start (${draft.end_date} < ${draft.start_date})`);
       return false;
     }
-    items.push({ ok: true, draft: r.data });
+    items.push({ ok: true, draft });
     if (c.cancelled) cancelled++;
     if (outcome[e.index - 1] !== 'failed') outcome[e.index - 1] = 'drafted';
     return true;
@@ -350,7 +370,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
       const top = Math.max(...g.masters.map((m) => m.sequence));
       const seen = new Set<string>();
       for (const m of g.masters) {
-        const sig = signature(m);
+        const sig = g.masters.length > 1 ? signature(m) : '';
         if (m.sequence < top || seen.has(sig)) {
           outcome[m.index - 1] = 'superseded';
           continue;
