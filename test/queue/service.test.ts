@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue, QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { JOBS } from '../../jobs/index.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import { workerConnection } from '../../src/queue/connection.ts';
+import { RunHistory } from '../../src/queue/history.ts';
+import { reconcileSchedulers } from '../../src/queue/schedulers.ts';
+import { openQueues, startWorkers } from '../../src/queue/worker.ts';
+import { RedisRateLimiter } from '../../src/queue/rate-limiter.ts';
+import { createLogger } from '../../src/util/log.ts';
+import { generateIcsFeed } from '../../src/sources/ics/generate.ts';
+import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
+import { feedServer, PASSWORD, USER, testSite } from '../support/site.ts';
+
+const log = createLogger({ level: 'silent' });
+
+describe('the worker as a service', () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = testRedis();
+  });
+  afterAll(async () => redis.quit());
+
+  it('reconciles job schedulers with the config: adds, updates, removes, and leaves the rest', async () => {
+    const prefix = testPrefix();
+    const queues = openQueues(redisUrl(), prefix);
+    const site = { name: 'city', restRoot: 'http://127.0.0.1:1/wp-json' };
+    const v1 = parseConfig({ sites: [site], sources: [{ name: 'a', kind: 'ics', site: 'city', url: 'https://x/a.ics', schedule: '30m' }, { name: 'b', kind: 'ics', site: 'city', url: 'https://x/b.ics', schedule: '0 * * * *' }] });
+    try {
+      const first = await reconcileSchedulers(queues, v1);
+      expect(first.filter((c) => c.action === 'added').map((c) => c.id).sort()).toEqual(['source:a', 'source:b']);
+      const again = await reconcileSchedulers(queues, v1);
+      expect(again.every((c) => c.action === 'unchanged')).toBe(true);
+      const v2 = parseConfig({ sites: [site], sources: [{ name: 'a', kind: 'ics', site: 'city', url: 'https://x/a.ics', schedule: '15m' }, { name: 'c', kind: 'ics', site: 'city', url: 'https://x/c.ics', schedule: '1h' }] });
+      const second = await reconcileSchedulers(queues, v2);
+      const by = (a: string) => second.filter((c) => c.action === a).map((c) => c.id).sort();
+      expect(by('updated')).toEqual(['source:a']);
+      expect(by('added')).toEqual(['source:c']);
+      expect(by('removed')).toEqual(['source:b']);
+      const live = await queues.import.getJobSchedulers(0, -1);
+      expect(live.map((s) => s.key).sort()).toEqual(['source:a', 'source:c']);
+      expect(live.find((s) => s.key === 'source:a')?.every).toBe(15 * 60_000);
+    } finally {
+      for (const q of Object.values(queues)) {
+        await q.obliterate({ force: true }).catch(() => undefined);
+        await q.close();
+      }
+    }
+  });
+
+  it('shuts down gracefully mid-job: the running import finishes, nothing lost or doubled', async () => {
+    const env = await testSite({ latencyMs: 5 });
+    const feed = await feedServer(generateIcsFeed({ events: 150, seed: 3 }));
+    const prefix = testPrefix();
+    const config = parseConfig({ sites: [{ name: 'sb', restRoot: env.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PW' } }], sources: [{ name: 'gen', kind: 'ics', site: 'sb', url: feed.url, allow: ['127.0.0.1'], pastDays: 3650, horizonDays: 3650 }] });
+    process.env.SB_PW = PASSWORD;
+    const running = await startWorkers({ config, redisUrl: redisUrl(), jobs: JOBS, log, prefix, queues: ['import'] });
+    const queue = new Queue('import', { connection: workerConnection(redisUrl()), prefix });
+    try {
+      const job = await queue.add('import-ics', { source: 'gen' });
+      while ((await job.getState()) !== 'active') await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 200));
+      await running.close(60_000); // graceful: waits for the job
+      const state = await job.getState();
+      expect(state).toBe('completed');
+      const done = await queue.getJob(job.id as string);
+      const report = done?.returnvalue as { counts: { events: { created: number; read: number } } };
+      const events = env.sandbox.dump('en').events as { slug: string }[];
+      expect(events.length).toBe(report.counts.events.created);
+      expect(new Set(events.map((e) => e.slug)).size).toBe(events.length);
+    } finally {
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+      await feed.close();
+      await env.close();
+    }
+  });
+
+  it('keeps run history, pauses a source after N failed runs and resumes it', async () => {
+    const prefix = testPrefix();
+    const config = parseConfig({
+      sites: [{ name: 'dead', restRoot: 'http://127.0.0.1:1/wp-json' }],
+      sources: [{ name: 'broken', kind: 'ics', site: 'dead', url: 'http://127.0.0.1:1/feed.ics', allow: ['127.0.0.1'] }],
+      history: { keep: 10, pauseAfterFailures: 2 },
+    });
+    const running = await startWorkers({ config, redisUrl: redisUrl(), jobs: JOBS, log, prefix, queues: ['import'] });
+    const queue = new Queue('import', { connection: workerConnection(redisUrl()), prefix });
+    const events = new QueueEvents('import', { connection: workerConnection(redisUrl()), prefix });
+    await events.waitUntilReady();
+    const history = new RunHistory(redis, { prefix, pauseAfterFailures: 2 });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const job = await queue.add('import-ics', { source: 'broken' }, { attempts: 1 });
+        await expect(job.waitUntilFinished(events, 30_000)).rejects.toThrow(/127\.0\.0\.1/);
+      }
+      const runs = await history.list('broken');
+      expect(runs).toHaveLength(2);
+      expect(runs[0]).toMatchObject({ status: 'failed', name: 'broken' });
+      expect(runs[0]?.error).toMatch(/could not|refused|ECONNREFUSED|connect/i);
+      expect(await history.paused('broken')).toMatchObject({ failures: 2 });
+      // While paused, a run is skipped, not attempted.
+      const skipped = await queue.add('import-ics', { source: 'broken' }, { attempts: 1 });
+      expect(await skipped.waitUntilFinished(events, 30_000)).toMatchObject({ paused: true });
+      expect(await history.resume('broken')).toBe(true);
+      expect(await history.paused('broken')).toBeUndefined();
+    } finally {
+      await running.close(5000);
+      await events.close();
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+    }
+  });
+
+  it('shares one request-rate limit across limiters (as across worker processes)', async () => {
+    const key = `${testPrefix()}:ratelimit:site`;
+    const limiters = [0, 1, 2, 3].map(() => new RedisRateLimiter(testRedis(), key, 20));
+    const stamps: number[] = [];
+    const started = Date.now();
+    await Promise.all(limiters.map(async (l) => {
+      for (let i = 0; i < 15; i++) {
+        await l.acquire();
+        stamps.push(Date.now());
+      }
+    }));
+    for (const l of limiters) await l.redis.quit();
+    stamps.sort((a, b) => a - b);
+    // 60 acquisitions at 20/s: never more than 20 inside any one-second window.
+    for (let i = 0; i + 20 < stamps.length; i++) expect(stamps[i + 20]! - stamps[i]!).toBeGreaterThanOrEqual(990);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+  });
+});
