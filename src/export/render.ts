@@ -1,10 +1,9 @@
 import ical, { escape, foldLines, ICalCalendarMethod, ICalEvent, ICalEventStatus, type ICalEventData } from 'ical-generator';
 import { eventVenue, type EventRecord, type OrganizerRecord, type VenueRecord } from '../api/index.ts';
-import { civilFromDays } from '../model/timezones.ts';
 import { ExportParamsError } from './errors.ts';
 import { altHtml, hasMarkup, plainText, plainTitle } from './text.ts';
 import { eventTiming, wallSeconds } from './timing.ts';
-import { DateTime, type LuxonDateTime } from './vendor.ts';
+import { dayInstant, IcsInstant } from './instant.ts';
 import { vtimezone, type ZoneRange } from './vtimezone.ts';
 
 /**
@@ -14,8 +13,9 @@ import { vtimezone, type ZoneRange } from './vtimezone.ts';
  * Output is deterministic: the same records give the same bytes (so ETags change only with
  * content). Nothing depends on the clock or the host time zone: DTSTAMP comes from the record's
  * `modified_utc`, events are sorted by start instant then id, and every date goes to
- * ical-generator as a Luxon DateTime (a native Date plus a timezone would be rendered in the HOST's
- * wall clock, LIBRARIES §3). No calendar-level timezone is set on ical-generator: that would turn
+ * ical-generator as a zone-aware IcsInstant (its Luxon-compatible input; a native Date plus a
+ * timezone would be rendered in the HOST's wall clock, LIBRARIES §3). No calendar-level timezone
+ * is set on ical-generator: that would turn
  * DTSTAMP/LAST-MODIFIED into floating times; X-WR-TIMEZONE is written as a plain property instead.
  *
  * A feed is assembled from parts so that large exports can render each event as its page arrives
@@ -68,12 +68,7 @@ export function durationSeconds(iso: string): number {
   return total;
 }
 
-const utc = (sec: number): LuxonDateTime => DateTime.fromSeconds(sec, { zone: 'utc' });
-
-function dayValue(day: number): LuxonDateTime {
-  const { y, m, d } = civilFromDays(day);
-  return DateTime.fromObject({ year: y, month: m, day: d }, { zone: 'utc' });
-}
+const utc = (sec: number): IcsInstant => new IcsInstant(sec);
 
 /** `Town Hall, 1 Main St, Springfield, NY, 12345, United States`: the fields the venue has, in address order. */
 export function venueLocation(v: VenueRecord): string {
@@ -139,8 +134,8 @@ export function renderEvent(rec: EventRecord, opts: Pick<RenderOptions, 'siteHos
     summary: plainTitle(rec.title),
     status: ICalEventStatus.CONFIRMED,
     ...(t.allDay
-      ? { allDay: true, start: dayValue(t.startDay), end: dayValue(t.endDayExclusive) }
-      : // With a timezone ical-generator converts the instant with Luxon's setZone and writes TZID.
+      ? { allDay: true, start: dayInstant(t.startDay), end: dayInstant(t.endDayExclusive) }
+      : // With a timezone ical-generator re-zones the instant (setZone) and writes TZID + wall time.
         { start: utc(t.startSec), end: utc(t.endSec), timezone: t.zone }),
   };
 

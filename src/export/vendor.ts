@@ -1,31 +1,12 @@
 import { createRequire } from 'node:module';
 
 /**
- * Luxon and html-to-text ship no type declarations and the project has no `@types` for them.
- * Rather than declaring ambient modules (global to the whole program, and easy to collide with
- * another module's copy), they are loaded here through `require` and typed by the few members
- * the export uses.
+ * html-to-text ships no type declarations and the project has no `@types` for it. Rather than
+ * declaring an ambient module (global to the whole program, and easy to collide with another
+ * module's copy), it is loaded here through `require` and typed by the few members the export uses.
  */
 
 const require = createRequire(import.meta.url);
-
-/** The part of Luxon's `DateTime` ical-generator calls (its `ICalLuxonDateTimeStub`) plus constructors. */
-export interface LuxonDateTime {
-  readonly isValid: boolean;
-  readonly zone: { type: string };
-  setZone(zone?: string): LuxonDateTime;
-  toFormat(fmt: string): string;
-  toJSDate(): Date;
-  toJSON(): string | null;
-  toISO(): string | null;
-}
-
-interface LuxonDateTimeStatic {
-  fromSeconds(seconds: number, opts?: { zone?: string }): LuxonDateTime;
-  fromObject(obj: { year: number; month: number; day: number }, opts?: { zone?: string }): LuxonDateTime;
-}
-
-export const DateTime = (require('luxon') as { DateTime: LuxonDateTimeStatic }).DateTime;
 
 export interface HtmlToTextSelector {
   selector: string;

@@ -72,8 +72,31 @@ export class RedisLedger implements Ledger {
     }
     return out;
   }
-  async set(kind: LedgerKind, slug: string, entry: LedgerEntry): Promise<void> {
-    await this.redis.hset(this.key(kind), slug, JSON.stringify(entry));
+  private pending = new Map<string, Map<string, string>>();
+  private flushing?: Promise<void>;
+
+  /**
+   * Writes from concurrent requests are grouped into one HSET every few milliseconds (one
+   * syscall instead of one per event); each call still resolves only once its entry is stored.
+   */
+  set(kind: LedgerKind, slug: string, entry: LedgerEntry): Promise<void> {
+    const key = this.key(kind);
+    let m = this.pending.get(key);
+    if (!m) this.pending.set(key, (m = new Map()));
+    m.set(slug, JSON.stringify(entry));
+    this.flushing ??= new Promise<void>((resolve) => setTimeout(resolve, 2)).then(() => this.flush());
+    return this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = new Map();
+    this.flushing = undefined;
+    const multi = this.redis.multi();
+    for (const [key, fields] of batch) multi.hset(key, Object.fromEntries(fields));
+    const res = await multi.exec();
+    const failed = res?.find(([err]) => err);
+    if (failed) throw failed[0];
   }
   async remove(kind: LedgerKind, slug: string): Promise<void> {
     await this.redis.hdel(this.key(kind), slug);

@@ -114,15 +114,18 @@ describe('streaming a generated 100k-row file', () => {
       return s;
     };
     let atFirst = -1;
+    let seen = 0;
     for await (const _ of readCsv(open, o, inspection)) {
       if (atFirst < 0) {
         atFirst = bytesRead;
         expect(ended).toBe(false);
       }
+      if (++seen === 1000) break; // leaving early tears the file stream down
     }
     expect(atFirst).toBeGreaterThan(0);
     expect(atFirst).toBeLessThan(size / 50);
-    expect(ended).toBe(true);
+    expect(bytesRead).toBeLessThan(size / 10);
+    expect(ended).toBe(false);
   }, 120_000);
 });
 

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import ical from 'node-ical';
+import ical, { type VEvent } from 'node-ical';
 import { expect } from 'vitest';
 
 /** Golden files: compared byte for byte; `UPDATE_GOLDEN=1` rewrites them. */
@@ -19,7 +19,7 @@ export function expectGolden(name: string, actual: string): void {
   expect(actual).toBe(expected);
 }
 
-export type ParsedEvent = ical.VEvent;
+export type ParsedEvent = VEvent;
 
 /** Parses with node-ical (an independent parser) and returns the VEVENTs by UID. */
 export function parseEvents(text: string): Map<string, ParsedEvent> {

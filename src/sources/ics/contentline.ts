@@ -23,7 +23,18 @@ function caret(s: string): string {
   return s.indexOf('^') < 0 ? s : s.replace(/\^(n|N|'|\^)/g, (_, c: string) => (c === 'n' || c === 'N' ? '\n' : c === "'" ? '"' : '^'));
 }
 
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 export function parseContentLine(text: string, line: number): Prop | undefined {
+  // Fast path for the common `NAME:value` line without parameters.
+  const colon = text.indexOf(':');
+  if (colon > 0) {
+    const semi = text.indexOf(';');
+    if (semi < 0 || semi > colon) {
+      const name = text.slice(0, colon).trim().toUpperCase();
+      return name ? { name, params: NO_PARAMS, value: text.slice(colon + 1), line } : undefined;
+    }
+  }
   const n = text.length;
   let i = 0;
   while (i < n && text[i] !== ';' && text[i] !== ':') i++;

@@ -1,5 +1,4 @@
 import {
-  civilFromDays,
   formatDay,
   formatLocalIso,
   formatUtcIso,
@@ -26,8 +25,8 @@ const DAY = 86_400;
 
 export interface TimeContext {
   calendarZone: string;
-  /** IANA zone for a TZID as written, in the year it is used. */
-  zoneFor(tzid: string, year: number): string;
+  /** IANA zone for a TZID as written; `atSec` (wall clock) tells which year's rules matter. */
+  zoneFor(tzid: string, atSec: number): string;
 }
 
 export interface Frame {
@@ -38,12 +37,8 @@ export interface Frame {
   outZone: string;
 }
 
-function yearOfSec(sec: number): number {
-  return civilFromDays(Math.floor(sec / DAY)).y;
-}
-
 export function zoneOfLocal(t: IcsTime & { kind: 'local' }, ctx: TimeContext): string {
-  return t.tzid === undefined ? ctx.calendarZone : ctx.zoneFor(t.tzid, yearOfSec(t.sec));
+  return t.tzid === undefined ? ctx.calendarZone : ctx.zoneFor(t.tzid, t.sec);
 }
 
 export function frameOf(t: IcsTime, ctx: TimeContext): Frame {

@@ -61,11 +61,9 @@ function esc(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\n/g, '\\n');
 }
 
-const encoder = new TextEncoder();
-
 /** Fold at 75 octets without splitting a character. */
 function fold(line: string): string {
-  if (line.length <= 75 && encoder.encode(line).length <= 75) return line;
+  if (line.length <= 25 || Buffer.byteLength(line) <= 75) return line;
   const out: string[] = [];
   let cur = '';
   let bytes = 0;

@@ -105,6 +105,17 @@ function collect(roots: Component[]): Calendar {
   return cal;
 }
 
+/**
+ * Bytes -> calendar properties and read VEVENTs. A function of its own so the decoded text and the
+ * component tree become garbage before expansion starts (they are most of the memory of a big feed).
+ */
+function readFile(bytes: Uint8Array): { encoding: string; cal: Omit<Calendar, 'vevents'>; raws: RawEvent[]; parseWarnings: string[] } {
+  const { text, encoding } = decodeIcs(bytes);
+  const parsed = parseIcsText(text);
+  const { vevents, ...cal } = collect(parsed.roots);
+  return { encoding, cal, raws: vevents.map((c, i) => readEvent(c, i + 1)), parseWarnings: parsed.warnings };
+}
+
 function label(e: RawEvent): string {
   return `VEVENT #${e.index} at line ${e.line}${e.uid ? ` (UID ${e.uid})` : ''}`;
 }
@@ -176,18 +187,15 @@ function wallFields(o: Occ, f: Frame): { timezone: string; all_day: boolean; sta
  * item with a reason. Synchronous and linear in the input; see the module README in index.ts.
  */
 export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsNormalizeResult {
-  const { text, encoding } = decodeIcs(bytes);
-  const parsed = parseIcsText(text);
+  const { encoding, cal, raws, parseWarnings } = readFile(bytes);
   const warnings: string[] = [];
   let droppedWarnings = 0;
   const warn = (w: string): void => {
     if (warnings.length < MAX_WARNINGS) warnings.push(w);
     else droppedWarnings++;
   };
-  parsed.warnings.forEach(warn);
+  parseWarnings.forEach(warn);
 
-  const cal = collect(parsed.roots);
-  const raws = cal.vevents.map((c, i) => readEvent(c, i + 1));
   const outcome: Outcome[] = raws.map(() => 'outsideWindow');
   const items: Normalized<EventDraft>[] = [];
   const cap = opts.maxOccurrencesPerSeries ?? 5000;
@@ -213,8 +221,8 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
   const zoneWarned = new Set<string>();
   const ctx: TimeContext = {
     calendarZone: zones.calendarZone,
-    zoneFor(tzid, year) {
-      const r = zones.resolve(tzid, year);
+    zoneFor(tzid, atSec) {
+      const r = zones.resolve(tzid, atSec);
       if (r.warning && !zoneWarned.has(tzid)) {
         zoneWarned.add(tzid);
         warn(r.warning);

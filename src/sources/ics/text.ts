@@ -11,8 +11,19 @@ const ESCAPES: Record<string, string> = { n: '\n', N: '\n', '\\': '\\', ';': ';'
 
 /** `\n`/`\N` -> newline, `\\` `\;` `\,` -> the character; also the invalid-but-meant `\:` and `\"`. */
 export function unescapeText(value: string): string {
-  if (value.indexOf('\\') < 0) return value;
-  return value.replace(/\\([\s\S])/g, (all, c: string) => ESCAPES[c] ?? all);
+  let at = value.indexOf('\\');
+  if (at < 0) return value;
+  let out = '';
+  let last = 0;
+  while (at >= 0 && at < value.length - 1) {
+    const rep = ESCAPES[value[at + 1]];
+    if (rep !== undefined) {
+      out += value.slice(last, at) + rep;
+      last = at + 2;
+      at = value.indexOf('\\', last);
+    } else at = value.indexOf('\\', at + 1);
+  }
+  return out + value.slice(last);
 }
 
 /** Split a TEXT list on unescaped commas (CATEGORIES, RESOURCES), then unescape each item. */

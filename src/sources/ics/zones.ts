@@ -1,5 +1,6 @@
 import {
   canonicalZone,
+  civilFromDays,
   findZoneByOffsets,
   fixedOffsetZone,
   offsetAt,
@@ -34,8 +35,8 @@ export interface ZoneContext {
   /** The zone floating and UTC times are shown in: X-WR-TIMEZONE, else the file's one VTIMEZONE zone, else the default. */
   calendarZone: string;
   calendarZoneHow: string;
-  /** Resolve a TZID as referenced by a property; `year` is the year of use (for rule matching). */
-  resolve(tzid: string, year: number): ZoneResolution;
+  /** Resolve a TZID as referenced by a property; `atSec` is a wall-clock time of use (its year picks the rules to match). */
+  resolve(tzid: string, atSec: number): ZoneResolution;
 }
 
 function keyOf(tzid: string): string {
@@ -69,7 +70,7 @@ export function buildZoneContext(opts: {
     if (r && (r.via === 'iana' || r.via === 'alias') && !direct.includes(r.zone)) direct.push(r.zone);
   }
 
-  const cache = new Map<string, ZoneResolution | null>();
+  const cache = new Map<string, ZoneResolution>();
   const byRules = (def: VTimezoneDef, year: number, hint?: string): ZoneResolution | undefined => {
     const samples = offsetSamples(def, year);
     if (!samples.length) return undefined;
@@ -136,20 +137,17 @@ export function buildZoneContext(opts: {
   return {
     calendarZone,
     calendarZoneHow,
-    resolve(tzid: string, year: number): ZoneResolution {
-      const key = tzid;
-      let hit = cache.get(key);
+    resolve(tzid: string, atSec: number): ZoneResolution {
+      let hit = cache.get(tzid);
       if (hit === undefined) {
-        hit = resolveUncached(tzid, year) ?? null;
-        cache.set(key, hit);
-      }
-      return (
-        hit ?? {
+        hit = resolveUncached(tzid, civilFromDays(Math.floor(atSec / 86_400)).y) ?? {
           zone: calendarZone,
           how: 'unknown TZID',
           warning: `unknown TZID "${tzid}" (no VTIMEZONE, not IANA or Windows): times read in ${calendarZone}`,
-        }
-      );
+        };
+        cache.set(tzid, hit);
+      }
+      return hit;
     },
   };
 }

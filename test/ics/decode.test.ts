@@ -1,0 +1,149 @@
+import iconv from 'iconv-lite';
+import { describe, expect, it } from 'vitest';
+import { decodeIcs } from '../../src/sources/ics/index.ts';
+import { unfoldLines } from '../../src/sources/ics/lines.ts';
+import { parseContentLine } from '../../src/sources/ics/contentline.ts';
+import { ics, run } from './helpers.ts';
+
+const SAMPLE = 'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1\r\nSUMMARY:Grüße – Café ☕ 🐎\r\nDTSTART:20240101T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n';
+
+function utf16(text: string, le: boolean, bom: boolean): Uint8Array {
+  const body = Buffer.from(text, 'utf16le');
+  if (!le) body.swap16();
+  const mark = le ? [0xff, 0xfe] : [0xfe, 0xff];
+  return new Uint8Array(bom ? Buffer.concat([Buffer.from(mark), body]) : body);
+}
+
+describe('decodeIcs', () => {
+  it('reads UTF-8, without and with a BOM, and with two BOMs', () => {
+    const plain = new TextEncoder().encode(SAMPLE);
+    expect(decodeIcs(plain)).toEqual({ text: SAMPLE, encoding: 'utf-8' });
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...plain]);
+    expect(decodeIcs(bom).text).toBe(SAMPLE);
+    const two = new Uint8Array([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf, ...plain]);
+    expect(decodeIcs(two).text).toBe(SAMPLE);
+  });
+
+  it('reads UTF-16 LE and BE, with and without BOM (sniffing NUL bytes)', () => {
+    for (const le of [true, false]) {
+      for (const bom of [true, false]) {
+        const r = decodeIcs(utf16(SAMPLE, le, bom));
+        expect(r.encoding).toBe(le ? 'utf-16le' : 'utf-16be');
+        expect(r.text).toBe(SAMPLE);
+      }
+    }
+  });
+
+  it('reads UTF-32 with a BOM', () => {
+    const body = iconv.encode(SAMPLE, 'utf32le');
+    const r = decodeIcs(new Uint8Array(Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), body])));
+    expect(r.encoding).toBe('utf-32le');
+    expect(r.text).toBe(SAMPLE);
+  });
+
+  it('falls back to Windows-1252 when the bytes are not UTF-8', () => {
+    const text = 'SUMMARY:Två öl på Café – 5 €\r\n';
+    const r = decodeIcs(new Uint8Array(iconv.encode(text, 'windows-1252')));
+    expect(r).toEqual({ text, encoding: 'windows-1252' });
+    const latin1 = decodeIcs(new Uint8Array(iconv.encode('SUMMARY:Två\r\n', 'latin1')));
+    expect(latin1.text).toBe('SUMMARY:Två\r\n');
+  });
+
+  it('keeps valid UTF-8 lines when a few lines are Windows-1252', () => {
+    const bytes = Buffer.concat([Buffer.from('SUMMARY:Grüße aus Köln\r\n', 'utf8'), iconv.encode('LOCATION:Västerås\r\n', 'windows-1252')]);
+    const r = decodeIcs(new Uint8Array(bytes));
+    expect(r.encoding).toBe('utf-8+windows-1252');
+    expect(r.text).toBe('SUMMARY:Grüße aus Köln\r\nLOCATION:Västerås\r\n');
+  });
+
+  it('decodes a multi-byte character that a fold splits (RFC folds at 75 octets)', () => {
+    // "ä" = C3 A4, "☕" = E2 98 95, "🐎" = F0 9F 90 8E: split after the first byte each time.
+    const split = Buffer.concat([
+      Buffer.from('SUMMARY:K'), Buffer.from([0xc3]), Buffer.from('\r\n '), Buffer.from([0xa4]), Buffer.from('se '),
+      Buffer.from([0xe2]), Buffer.from('\n\t'), Buffer.from([0x98, 0x95]), Buffer.from(' '),
+      Buffer.from([0xf0, 0x9f]), Buffer.from('\r\n '), Buffer.from([0x90, 0x8e]), Buffer.from('\r\n'),
+    ]);
+    const r = decodeIcs(new Uint8Array(split));
+    expect(r.encoding).toBe('utf-8');
+    // Line structure is kept (line numbers stay right); unfolding then joins the pieces.
+    expect(r.text.split(/\r?\n/)).toHaveLength(5);
+    expect(unfoldLines(r.text).lines.map((l) => l.text)).toEqual(['SUMMARY:Käse ☕ 🐎']);
+  });
+
+  it('honours a vCalendar CHARSET parameter when the bytes are not UTF-8', () => {
+    const bytes = Buffer.concat([Buffer.from('SUMMARY;CHARSET=ISO-8859-2:'), iconv.encode('Łódź', 'iso-8859-2'), Buffer.from('\r\n')]);
+    expect(decodeIcs(new Uint8Array(bytes)).text).toBe('SUMMARY;CHARSET=ISO-8859-2:Łódź\r\n');
+  });
+});
+
+describe('unfolding and content lines', () => {
+  it('unfolds SPACE and TAB folds (removing exactly one character) with CRLF, LF or CR', () => {
+    for (const nl of ['\r\n', '\n', '\r']) {
+      const { lines } = unfoldLines(['DESCRIPTION:a', ' b', '\t c', '  d', 'SUMMARY:x'].join(nl));
+      expect(lines.map((l) => l.text)).toEqual(['DESCRIPTION:ab c d', 'SUMMARY:x']);
+      expect(lines.map((l) => l.line)).toEqual([1, 5]);
+    }
+  });
+
+  it('joins continuation lines that lost their indent, but not stray lines between components', () => {
+    const r = unfoldLines('DESCRIPTION:first part\n3.11 and more\nDetails: see below\nEND:VEVENT\nX\nEND:VCALENDAR');
+    expect(r.lines.map((l) => l.text)).toEqual(['DESCRIPTION:first part3.11 and moreDetails: see below', 'END:VEVENT', 'END:VCALENDAR']);
+    expect(r.brokenFolds).toBe(2);
+    expect(r.stray).toEqual([{ text: 'X', line: 5 }]);
+  });
+
+  it('reads Mozilla 1.0 name / ;param / :value folding', () => {
+    const { lines } = unfoldLines('DTSTART\n ;VALUE=DATE\n :20061031\nSUMMARY\n :x');
+    expect(lines.map((l) => l.text)).toEqual(['DTSTART;VALUE=DATE:20061031', 'SUMMARY:x']);
+  });
+
+  it('joins QUOTED-PRINTABLE soft line breaks', () => {
+    const { lines } = unfoldLines('DESCRIPTION;ENCODING=QUOTED-PRINTABLE:Mic=\nrosoft=0D=0A<br>\nURL:http://x');
+    expect(lines.map((l) => l.text)).toEqual(['DESCRIPTION;ENCODING=QUOTED-PRINTABLE:Microsoft=0D=0A<br>', 'URL:http://x']);
+  });
+
+  it('parses parameters: quoted values with : ; , inside, empty parameters, RFC 6868 carets', () => {
+    expect(parseContentLine('DTSTAMP;TZID="Greenwich Mean Time:Dublin; Edinburgh":20110121T195741Z', 1)).toMatchObject({
+      name: 'DTSTAMP', params: { TZID: 'Greenwich Mean Time:Dublin; Edinburgh' }, value: '20110121T195741Z',
+    });
+    expect(parseContentLine('DTSTART;;VALUE=DATE-TIME:20240101T100000', 1)).toMatchObject({ params: { VALUE: 'DATE-TIME' }, value: '20240101T100000' });
+    expect(parseContentLine('ATTENDEE;CN="a ^\'b^\' ^^c";MEMBER="x","y":mailto:a@b', 1)?.params).toEqual({ CN: 'a "b" ^c', MEMBER: 'x,y' });
+    expect(parseContentLine('summary:lower-case name', 3)).toEqual({ name: 'SUMMARY', params: {}, value: 'lower-case name', line: 3 });
+  });
+
+  it('recovers a TZID without "=" and a date-time swallowed by a quoted TZID', () => {
+    expect(parseContentLine('DTEND;TZIDAsia/Tehran:20120616T110000', 1)).toMatchObject({ params: { TZID: 'Asia/Tehran' }, value: '20120616T110000' });
+    expect(parseContentLine('DTSTART;TZID="W. Europe Standard Time:20200609T090000"', 1)).toMatchObject({
+      params: { TZID: 'W. Europe Standard Time' }, value: '20200609T090000',
+    });
+    expect(parseContentLine('ORGANIZER;CN=Sixt SE', 1)).toMatchObject({ value: '', noValue: true });
+  });
+});
+
+describe('damaged files', () => {
+  it('reads a bare VEVENT without VCALENDAR', () => {
+    const r = run('BEGIN:VEVENT\r\nUID:bare\r\nSUMMARY:Bare\r\nDTSTART:20240101T100000Z\r\nEND:VEVENT\r\n');
+    expect(r.drafts.map((d) => d.identity)).toEqual(['bare']);
+  });
+
+  it('reads concatenated VCALENDARs and ignores junk after END:VCALENDAR', () => {
+    const one = ics('UID:a\nSUMMARY:A\nDTSTART:20240101T100000Z');
+    const two = ics('UID:b\nSUMMARY:B\nDTSTART:20240102T100000Z');
+    const r = run(`${one}${two}X-COMMENT:cached\r\ngarbage\r\n`);
+    expect(r.drafts.map((d) => d.identity)).toEqual(['a', 'b']);
+    expect(r.summary.warnings.join('\n')).toMatch(/outside any component/);
+  });
+
+  it('parses what a truncated file has (missing END lines), also mid-file', () => {
+    const r = run('BEGIN:VCALENDAR\nBEGIN:VEVENT\nUID:a\nSUMMARY:A\nDTSTART:20240101T100000Z\nBEGIN:VEVENT\nUID:b\nSUMMARY:B\nDTSTART:20240102T100000Z\n');
+    expect(r.drafts.map((d) => d.identity)).toEqual(['a', 'b']);
+    expect(r.summary.warnings.filter((w) => /no END:VEVENT/.test(w))).toHaveLength(2);
+  });
+
+  it('never throws on garbage', () => {
+    for (const junk of ['', 'hello', 'BEGIN:VEVENT', 'END:VEVENT\nEND:VCALENDAR', '\u0000\u0001\u0002', 'BEGIN:VCALENDAR\nBEGIN:VEVENT\nDTSTART:x\n']) {
+      expect(() => run(junk)).not.toThrow();
+    }
+    expect(() => run(new Uint8Array([0xff, 0xfe, 0x00]))).not.toThrow();
+  });
+});
