@@ -94,18 +94,37 @@ export function formatUtcIso(sec: number): string {
 // IANA zones through Intl
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * V8/ICU report CLDR's canonical ids, which keep spellings IANA has since renamed (`Asia/Kolkata` comes
+ * back as `Asia/Calcutta`). Map those to the current IANA names so we never write an older name than the
+ * feed did.
+ */
+const CLDR_TO_IANA: Readonly<Record<string, string>> = {
+  'Africa/Asmera': 'Africa/Asmara', 'America/Buenos_Aires': 'America/Argentina/Buenos_Aires',
+  'America/Catamarca': 'America/Argentina/Catamarca', 'America/Coral_Harbour': 'America/Atikokan',
+  'America/Cordoba': 'America/Argentina/Cordoba', 'America/Godthab': 'America/Nuuk',
+  'America/Indianapolis': 'America/Indiana/Indianapolis', 'America/Jujuy': 'America/Argentina/Jujuy',
+  'America/Louisville': 'America/Kentucky/Louisville', 'America/Mendoza': 'America/Argentina/Mendoza',
+  'Asia/Calcutta': 'Asia/Kolkata', 'Asia/Katmandu': 'Asia/Kathmandu', 'Asia/Rangoon': 'Asia/Yangon',
+  'Asia/Saigon': 'Asia/Ho_Chi_Minh', 'Atlantic/Faeroe': 'Atlantic/Faroe', 'Europe/Kiev': 'Europe/Kyiv',
+  'Pacific/Enderbury': 'Pacific/Kanton', 'Pacific/Ponape': 'Pacific/Pohnpei', 'Pacific/Truk': 'Pacific/Chuuk',
+};
+
 const canonicalCache = new Map<string, string | null>();
 
 /**
- * The runtime's canonical spelling of an IANA zone (`US/Eastern` -> `America/New_York`,
- * `europe/berlin` -> `Europe/Berlin`, `Etc/GMT` -> `UTC`), or undefined when Intl does not know it.
+ * The canonical spelling of an IANA zone, or undefined when the runtime does not know it. Legacy links
+ * become their target (`US/Eastern` -> `America/New_York`, `europe/berlin` -> `Europe/Berlin`,
+ * `Etc/GMT` -> `UTC`); a valid name is otherwise kept as the feed wrote it (`Europe/Kiev` stays,
+ * `Asia/Kolkata` stays).
  */
 export function canonicalZone(name: string): string | undefined {
   if (!name) return undefined;
   let hit = canonicalCache.get(name);
   if (hit === undefined) {
     try {
-      hit = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+      const cldr = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+      hit = cldr === name ? name : (CLDR_TO_IANA[cldr] ?? cldr);
     } catch {
       hit = null;
     }
@@ -119,9 +138,9 @@ export function isValidZone(name: string): boolean {
 }
 
 let allZones: string[] | undefined;
-/** Every zone the runtime knows (canonical names only). */
+/** Every zone the runtime knows (canonical names, current IANA spelling). */
 export function allZoneNames(): string[] {
-  allZones ??= Intl.supportedValuesOf('timeZone');
+  allZones ??= Intl.supportedValuesOf('timeZone').map((z) => CLDR_TO_IANA[z] ?? z);
   return allZones;
 }
 

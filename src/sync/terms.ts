@@ -106,7 +106,7 @@ export class TermResolver {
     const parent = await this.parentOf(tax, d);
     const changed =
       cur !== undefined &&
-      (termKey(cur.name) !== termKey(d.name) || (d.description ?? '') !== (cur.description ?? '') || (tax === 'categories' && (parent ?? 0) !== (cur.parent ?? 0)));
+      (termKey(cur.name) !== termKey(d.name) || (d.description ?? '') !== (cur.description ?? '') || (tax === 'categories' && parent !== undefined && parent !== (cur.parent ?? 0)));
     if (!changed) {
       this.opts.report.add({ kind: tax, slug: d.slug, outcome: 'unchanged', siteId: id });
       return id;
@@ -118,7 +118,8 @@ export class TermResolver {
     try {
       const res = tax === 'categories' ? this.client.categories : this.client.tags;
       const body: Record<string, unknown> = { name: d.name, description: d.description ?? '' };
-      if (tax === 'categories') body.parent = parent ?? 0;
+      // Only set, never cleared: the API takes no parent 0 (moving a category to the top level is left to the site).
+      if (tax === 'categories' && parent !== undefined && parent > 0) body.parent = parent;
       await res.update(id, body as never, { lang: this.opts.lang });
       this.opts.report.add({ kind: tax, slug: d.slug, outcome: 'updated', siteId: id });
     } catch (err) {
