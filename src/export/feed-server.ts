@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import { open, readdir, stat, type FileHandle } from 'node:fs/promises';
 import type http from 'node:http';
 import { join } from 'node:path';
@@ -184,8 +185,7 @@ export function createFeedHandler(opts: FeedHandlerOptions): FeedHandler {
     }
   };
 
-  async function describe(path: string, fh: FileHandle): Promise<CachedFile> {
-    const st = await fh.stat();
+  async function describe(path: string, fh: FileHandle, st: Stats): Promise<CachedFile> {
     const identity = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
     const known = cache.get(path);
     if (known?.identity === identity) return known;
@@ -219,7 +219,12 @@ export function createFeedHandler(opts: FeedHandlerOptions): FeedHandler {
       return text(res, req, 404, exists ? `feed "${name}" has no "${lang}" language\n` : `feed "${name}" not found\n`);
     }
     try {
-      const file = await describe(path, fh);
+      const st = await fh.stat();
+      if (!st.isFile()) {
+        hit(UNKNOWN, lang, 404);
+        return text(res, req, 404, `feed "${name}" not found\n`);
+      }
+      const file = await describe(path, fh, st);
       const gz = acceptsGzip(req);
       const etag = gz ? file.etag.replace(/"$/, '-gzip"') : file.etag;
       const lastModified = new Date(file.mtimeMs).toUTCString();
@@ -273,7 +278,13 @@ export function createFeedHandler(opts: FeedHandlerOptions): FeedHandler {
         return;
       }
       const src = fh.createReadStream({ start: 0, autoClose: false });
-      await (gz ? pipeline(src, createGzip(), res) : pipeline(src, res));
+      try {
+        await (gz ? pipeline(src, createGzip(), res) : pipeline(src, res));
+      } catch {
+        // The status line is out: a subscriber that hung up (or a read error) can only end the
+        // connection; rethrowing would make the caller try to send a 500 on top.
+        res.destroy();
+      }
     } finally {
       await fh.close();
     }

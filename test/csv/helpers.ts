@@ -69,3 +69,29 @@ export async function refusal(promise: Promise<unknown>): Promise<{ reason: stri
 }
 
 export type { VenueDraft, OrganizerDraft };
+
+/** Data rows per file, counted by hand from the files (header and title lines excluded). */
+export const DATA_ROWS: Record<string, number> = {
+  'cruise-schedule-headerless-iso-datetimes.csv': 116,
+  'csv2ical-combined-datetime-columns-overnight.csv': 3,
+  'event-organiser-doubled-quotes-in-field.csv': 1,
+  'event-organiser-recurrence-columns-iso-datetimes.csv': 4,
+  'massport-cruise-schedule-excel-title-row-crlf.csv': 117,
+  'norwegian-cycling-semicolon-windows1252-crlf-html.csv': 4,
+  'the-events-calendar-crlf-ragged-rows-mixed-booleans.csv': 4,
+  'the-events-calendar-timezone-column-utc-offsets.csv': 4,
+  'the-events-calendar-two-digit-years-currency.csv': 4,
+  'the-events-calendar-uppercase-quoted-headers-month-name-dates.csv': 1,
+  'tine20-demo-events-relative-dates-rrule-column-german.csv': 4,
+  'yahoo-calendar-export-allday-and-ampm-times.csv': 15,
+};
+
+/** Files that need a `--map` (their headers are not calsync/TEC/Google/Outlook names, or absent). */
+export const MAPPINGS: Record<string, Record<string, string>> = {
+  'cruise-schedule-headerless-iso-datetimes.csv': { 1: 'title', 2: 'start_date', 3: 'end_date', 4: 'description', 5: 'venue' },
+  'massport-cruise-schedule-excel-title-row-crlf.csv': {
+    Vessel: 'title', Date: 'start_date', ETA: 'start_time', ETD: 'end_time', Berth: 'venue', Remarks: 'description', 'Cruise Line': 'organizer',
+  },
+  'norwegian-cycling-semicolon-windows1252-crlf-html.csv': { Navn: 'title', Dato: 'start_date', Gren: 'categories', Sted: 'venue', Arrangør: 'organizer' },
+};
+

@@ -178,3 +178,39 @@ describe('all-day spans in node-ical', () => {
     expect([localDay(ev.start as Date), localDay(ev.end as Date)]).toEqual(['2024-12-30', '2025-01-03']);
   });
 });
+
+describe('collecting a window', () => {
+  it('reports what it leaves out: hidden records, duplicates across pages, unreadable dates', async () => {
+    const { collectFeed, parseFeedFileName, feedFileName } = await import('../../src/export/index.ts');
+    const ev = (id: number, extra: Partial<EventRecord> = {}) => rec({ id, start_date: '2030-02-10 10:00:00', end_date: '2030-02-10 11:00:00', timezone: 'Europe/Berlin', ...extra });
+    const queries: unknown[] = [];
+    const fake = {
+      events: {
+        list: async (q: unknown) => {
+          queries.push(q);
+          return { items: [ev(1), ev(2, { hide_from_listings: true }), ev(3)], total: 6, totalPages: 2, page: 1 };
+        },
+        async *iterate(q: unknown) {
+          queries.push(q);
+          yield ev(3); // shifted onto page 2 while paging
+          yield ev(4, { start_date: 'garbage' });
+          yield ev(5, { start_date: '2030-05-10 10:00:00', end_date: '2030-05-10 11:00:00' });
+        },
+      },
+    };
+    const feed = await collectFeed(fake as never, { lang: 'en', window: { from: new Date('2030-02-01T00:00:00Z'), to: new Date('2030-02-28T00:00:00Z') }, siteHost: 'h' });
+    expect(feed.events.map((e) => e.id)).toEqual([1, 3]);
+    expect(feed.outsideWindow).toBe(1);
+    expect(feed.skipped.map((s) => s.id)).toEqual([2, 3, 4]);
+    expect(feed.skipped[0].reason).toBe('hidden from listings');
+    expect(feed.read).toBe(feed.events.length + feed.outsideWindow + feed.skipped.length);
+    expect(queries[0]).toMatchObject({ page: 1, per_page: 50, status: 'publish' });
+    expect(queries[1]).toMatchObject({ page: 2, per_page: 50 });
+
+    expect(feedFileName('city-events', 'fr')).toBe('city-events.fr.ics');
+    expect(() => feedFileName('../etc', 'fr')).toThrow(ExportParamsError);
+    expect(parseFeedFileName('city.fr.ics')).toEqual({ name: 'city', lang: 'fr' });
+    expect(parseFeedFileName('.city.fr.ics.123.abc.tmp')).toBeUndefined();
+    expect(parseFeedFileName('city.xx.ics')).toBeUndefined();
+  });
+});

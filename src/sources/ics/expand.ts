@@ -242,6 +242,8 @@ export function expandSeries(inp: SeriesInput): SeriesResult {
     for (const r of e.rrules) {
       const untilLocal = untilLocalOf(r, f, ctx);
       for (const l of expandRule(r, { start, isDate, untilLocal, horizon, skipBefore, budget })) {
+        // Instances long before the window (a COUNT rule must be counted from DTSTART) are not placed.
+        if (l < skipBefore && l !== start) continue;
         if (!add(place(l, span, f))) break;
       }
     }

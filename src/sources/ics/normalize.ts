@@ -40,7 +40,7 @@ export interface IcsNormalizeOptions {
   categoriesAs?: 'categories' | 'tags';
   /** Occurrences per series inside the window; more are dropped with a warning. Default 5000. */
   maxOccurrencesPerSeries?: number;
-  /** Recurrence work units for the whole file (periods/days examined); protects against runaway rules. Default 20 million. */
+  /** Recurrence work units for the whole file (periods/days examined); protects against runaway rules. Default 50 million (about 10-20 s of work). */
   maxRecurrenceWork?: number;
 }
 
@@ -79,7 +79,7 @@ type Outcome = 'drafted' | 'failed' | 'outsideWindow' | 'superseded';
 const DAY = 86_400;
 const MAX_WARNINGS = 200;
 /** Work units one series may use (a daily rule over a century is ~40k). */
-const PER_SERIES_WORK = 2_000_000;
+const PER_SERIES_WORK = 1_000_000;
 
 interface Calendar {
   name?: string;
@@ -199,7 +199,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
   const outcome: Outcome[] = raws.map(() => 'outsideWindow');
   const items: Normalized<EventDraft>[] = [];
   const cap = opts.maxOccurrencesPerSeries ?? 5000;
-  const budget: Budget = { remaining: opts.maxRecurrenceWork ?? 20_000_000 };
+  const budget: Budget = { remaining: opts.maxRecurrenceWork ?? 50_000_000 };
   const from = Math.floor(opts.window.from.getTime() / 1000);
   const to = Math.ceil(opts.window.to.getTime() / 1000);
   const source = opts.sourceName;

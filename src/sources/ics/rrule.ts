@@ -306,17 +306,6 @@ export function* expandRule(rule: RRule, o: ExpandOptions): Generator<number> {
   const skip = rule.count === undefined && o.skipBefore !== undefined ? o.skipBefore - 2 * DAY : -Infinity;
   const interval = rule.interval;
 
-  // Emit one period's candidates; returns false to stop.
-  function* emit(cands: number[]): Generator<number, boolean> {
-    for (const c of applySetPos(cands, rule.bysetpos)) {
-      if (c > stopAt) return false;
-      if (c <= start) continue;
-      yield c;
-      if (--left <= 0) return false;
-    }
-    return true;
-  }
-
   if (rank >= RANK.DAILY) {
     const times = product(hours, minutes, seconds);
     // Period index: years, months, weeks or days since DTSTART's period.
@@ -374,7 +363,12 @@ export function* expandRule(rule: RRule, o: ExpandOptions): Generator<number> {
           for (const t of times) cands.push(day * DAY + t);
         }
       }
-      if (!(yield* emit(cands))) return;
+      for (const c of rule.bysetpos ? applySetPos(cands, rule.bysetpos) : cands) {
+        if (c > stopAt) return;
+        if (c <= start) continue;
+        yield c;
+        if (--left <= 0) return;
+      }
       if (rule.freq === 'YEARLY') y += interval;
       else if (rule.freq === 'MONTHLY') mIdx += interval;
       else if (rule.freq === 'WEEKLY') wk += 7 * interval;
@@ -428,7 +422,21 @@ export function* expandRule(rule: RRule, o: ExpandOptions): Generator<number> {
       u += step;
       continue;
     }
-    if (!(yield* emit(inner.map((x) => t + x)))) return;
+    if (inner.length === 1 && !rule.bysetpos) {
+      const c = t + inner[0];
+      if (c > stopAt) return;
+      if (c > start) {
+        yield c;
+        if (--left <= 0) return;
+      }
+    } else {
+      for (const c of applySetPos(inner.map((x) => t + x), rule.bysetpos)) {
+        if (c > stopAt) return;
+        if (c <= start) continue;
+        yield c;
+        if (--left <= 0) return;
+      }
+    }
     u += step;
   }
 }
