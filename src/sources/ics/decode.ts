@@ -24,11 +24,13 @@ export function decodeIcs(bytes: Uint8Array): DecodedIcs {
   if (wide) return { text: stripBoms(decodeWide(bytes, wide)), encoding: wide };
 
   let utf8 = tryUtf8(bytes);
-  if (utf8 === undefined) {
-    const repaired = repairSplitFolds(bytes);
-    if (repaired) utf8 = tryUtf8(repaired);
-  }
   if (utf8 !== undefined) return { text: stripBoms(utf8), encoding: 'utf-8' };
+  const repaired = repairSplitFolds(bytes);
+  if (repaired) {
+    utf8 = tryUtf8(repaired);
+    if (utf8 !== undefined) return { text: stripBoms(utf8), encoding: 'utf-8' };
+    bytes = repaired;
+  }
 
   const declared = declaredCharset(bytes);
   if (declared) return { text: stripBoms(iconv.decode(Buffer.from(bytes), declared)), encoding: declared };

@@ -114,18 +114,19 @@ export function generateIcsFeed(opts: GenerateIcsOptions): string {
   let n = 0;
   while (written < opts.events) {
     n++;
-    const uid = `gen-${opts.seed ?? 1}-${n}@calsync.test`;
+    const uid = `g${opts.seed ?? 1}-${n}@calsync`;
     const zone = pick(zones);
     const v = pick(venues);
     const org = pick(orgs);
     const title = `${pick(WORDS)} ${pick(WORDS).toLowerCase()} ${n}`;
-    const desc = `${Array.from({ length: 3 + Math.floor(rand() * 6) }, () => pick(WORDS).toLowerCase()).join(' ')}.\nEintritt frei, Anmeldung: ${org.email}`;
-    const common = [
-      `UID:${uid}`, 'DTSTAMP:20250101T000000Z', `SUMMARY:${esc(title)}`,
-      `DESCRIPTION:${esc(desc)}`, `LOCATION:${esc(`${v.name}, ${v.street}, ${v.city}`)}`, `GEO:${v.lat.toFixed(5)};${v.lng.toFixed(5)}`,
-      `ORGANIZER;CN="${org.name}":mailto:${org.email}`, `CATEGORIES:${[pick(CATS), pick(CATS)].map(esc).join(',')}`,
-    ];
-    if (rand() < 0.3) common.push(`URL:https://example.org/e/${n}`);
+    // Sized like real feeds: about 20 MB per 60k VEVENTs, not every property on every event.
+    const desc = `${Array.from({ length: 2 + Math.floor(rand() * 5) }, () => pick(WORDS).toLowerCase()).join(' ')}.${rand() < 0.3 ? '\nEintritt frei, bitte anmelden' : ''}`;
+    const common = [`UID:${uid}`, 'DTSTAMP:20250101T000000Z', `SUMMARY:${esc(title)}`, `LOCATION:${esc(`${v.name}, ${v.street}, ${v.city}`)}`];
+    if (rand() < 0.6) common.push(`DESCRIPTION:${esc(desc)}`);
+    if (rand() < 0.4) common.push(`GEO:${v.lat.toFixed(4)};${v.lng.toFixed(4)}`);
+    if (rand() < 0.5) common.push(`ORGANIZER;CN="${org.name}":mailto:${org.email}`);
+    if (rand() < 0.7) common.push(`CATEGORIES:${[pick(CATS), pick(CATS)].map(esc).join(',')}`);
+    if (rand() < 0.2) common.push(`URL:https://example.org/e/${n}`);
     const minutes = 8 * 60 + Math.floor(rand() * 48) * 15;
     const len = 30 + Math.floor(rand() * 8) * 15;
     const recurring = rand() < recurringShare && written + 2 <= opts.events;

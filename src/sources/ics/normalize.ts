@@ -26,11 +26,11 @@ import { readVTimezone, type VTimezoneDef } from './vtimezone.ts';
 import { buildZoneContext } from './zones.ts';
 
 export interface IcsNormalizeOptions {
-  /** Source key (slug prefix); part of nothing here but kept for callers that log it. */
+  /** Source key (slug prefix). Identities here do not include it; the writer combines the two. */
   sourceKey: string;
   /** File name or URL: used in origins and messages, and to resolve relative URLs. */
   sourceName: string;
-  /** Occurrences overlapping [from, to) are produced; everything else is counted as outside the window. */
+  /** Occurrences overlapping [from, to) become drafts; VEVENTs with none are counted as outside the window. */
   window: { from: Date; to: Date };
   /** Zone for floating times when the feed names none (X-WR-TIMEZONE). Default `UTC`. */
   defaultTimezone?: string;
@@ -184,7 +184,17 @@ function wallFields(o: Occ, f: Frame): { timezone: string; all_day: boolean; sta
 
 /**
  * Decode, parse and normalize an ICS feed into one EventDraft per occurrence in the window, or a failure
- * item with a reason. Synchronous and linear in the input; see the module README in index.ts.
+ * item with a reason. Synchronous and linear in the input (see index.ts for the pipeline).
+ *
+ * Time rules: a TZID'd time keeps its zone (resolved to IANA); a floating time keeps its wall clock in the
+ * calendar zone (X-WR-TIMEZONE, else the zone of the file's only VTIMEZONE, else `defaultTimezone`); a UTC
+ * time keeps its instant and is written as wall time in the calendar zone. All-day events are dates in
+ * the calendar zone, ending 23:59:59 on their last day.
+ *
+ * Identity: `UID` for a single event; `UID|<original start>` for each instance of a series (UTC instant
+ * `2024-06-01T18:00:00Z`, floating wall time `2024-06-01T20:00:00`, or date `2024-06-01`), where an
+ * override uses its RECURRENCE-ID, so moving an instance keeps its identity. Without UID the content
+ * stands in: `nouid|<summary>|<start as written>|<location>`.
  */
 export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsNormalizeResult {
   const { encoding, cal, raws, parseWarnings } = readFile(bytes);
@@ -504,12 +514,11 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
         if (!inWindow(o, from, to)) continue;
         const key = o0.key;
         const identity = isRecurring ? `${m.uid}|${key}` : m.uid;
-        const [fo, ff, fev, fbase] = [o, f, ev, base];
         out.push({
           sort: o.utc,
           run: () => {
             // A shifted instance is still the master's: count the master as drafted too.
-            if (emit(fev, fbase, fo, ff, identity, isRecurring ? key : undefined) && fev !== m.e) outcome[m.e.index - 1] = 'drafted';
+            if (emit(ev, base, o, f, identity, isRecurring ? key : undefined) && ev !== m.e) outcome[m.e.index - 1] = 'drafted';
           },
         });
       }

@@ -1,0 +1,20 @@
+// Child process of the CSV bench: validate+normalize a generated file of N rows, report rows/s
+// and this process' peak RSS (streaming: it should barely grow with N).
+import { mkdtempSync, createReadStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { writeEventsCsv } from '../src/sources/csv/generate.ts';
+import { inspectCsv, readCsv, type CsvOptions } from '../src/sources/csv/index.ts';
+import { peakRssMiB, round } from './lib.ts';
+
+const rows = Number(process.argv[2] ?? 10_000);
+const file = path.join(mkdtempSync(path.join(tmpdir(), 'calsync-bench-')), 'rows.csv');
+await writeEventsCsv(file, { rows, seed: 5 });
+const open = () => createReadStream(file);
+const opts: CsvOptions = { kind: 'events', sourceKey: 'bench', sourceName: 'rows.csv', defaultTimezone: 'UTC' };
+const t = performance.now();
+const inspection = await inspectCsv(open, opts);
+let ok = 0;
+for await (const item of readCsv(open, opts, inspection)) if (item.result.ok) ok++;
+const ms = performance.now() - t;
+console.log(JSON.stringify({ rows, ok, ms: round(ms, 0), rowsPerSec: round(rows / (ms / 1000), 0), rss: peakRssMiB() }));

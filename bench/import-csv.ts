@@ -1,0 +1,68 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Queue } from 'bullmq';
+import { writeEventsCsv } from '../src/sources/csv/generate.ts';
+import { workerConnection } from '../src/queue/connection.ts';
+import { spawnWorker, waitFor, writeConfig } from '../test/support/worker-process.ts';
+import { benchRedis, PASSWORD, sandboxProcess, USER } from './env.ts';
+import { inChild, round, type Scenario } from './lib.ts';
+
+/** End-to-end CSV flow into a sandbox with `workers` worker processes; returns rows/s and the run's wall time. */
+export async function csvFlowRate(opts: { rows: number; workers: number; latencyMs?: number; requestsPerSecond?: number }): Promise<{ rowsPerSec: number; ms: number; requests: number }> {
+  const sandbox = await sandboxProcess(opts.latencyMs ? ['--latency-ms', String(opts.latencyMs)] : []);
+  const redis = await benchRedis();
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'calsync-bench-')), 'flow.csv');
+  await writeEventsCsv(file, { rows: opts.rows, seed: 9 });
+  const prefix = `bench${Date.now()}`;
+  const config = writeConfig({
+    sites: [{ name: 'sb', restRoot: sandbox.url, auth: { user: USER, passwordEnv: 'SB_PASSWORD' }, concurrency: 8, ...(opts.requestsPerSecond ? { requestsPerSecond: opts.requestsPerSecond } : {}) }],
+    sources: [{ name: 'flow', kind: 'csv', site: 'sb', url: file, chunkSize: 250 }],
+    worker: { concurrency: { import: 2 } },
+  });
+  const workers = Array.from({ length: opts.workers }, () => spawnWorker({ config, redisUrl: redis.url, prefix, env: { SB_PASSWORD: PASSWORD } }));
+  const queue = new Queue('import', { connection: workerConnection(redis.url), prefix });
+  try {
+    await new Promise((r) => setTimeout(r, 1500)); // let the worker processes start
+    await sandbox.resetStats();
+    const t = performance.now();
+    const planner = await queue.add('import-csv', { source: 'flow' });
+    const plan = await waitFor('planner', async () => (await queue.getJob(planner.id as string))?.returnvalue as { finishJobId: string } | undefined, 300_000, 50);
+    const finish = await waitFor('finish', async () => {
+      const j = await queue.getJob(plan.finishJobId);
+      return j?.finishedOn ? j : undefined;
+    }, 600_000, 50);
+    const ms = performance.now() - t;
+    const created = (finish.returnvalue as { counts: { events: { created: number } } }).counts.events.created;
+    if (created !== opts.rows) throw new Error(`flow created ${created} of ${opts.rows} rows`);
+    return { rowsPerSec: round(opts.rows / (ms / 1000), 0), ms, requests: (await sandbox.stats()).total };
+  } finally {
+    await Promise.all(workers.map((w) => w.kill('SIGTERM')));
+    await queue.close();
+    await redis.stop();
+    await sandbox.stop();
+  }
+}
+
+export async function runImportCsvBench(opts: { small?: number; large?: number; flowRows?: number } = {}): Promise<Scenario[]> {
+  const small = opts.small ?? 10_000;
+  const large = opts.large ?? 100_000;
+  const a = await inChild<{ rowsPerSec: number; rss: number }>('./csv-read-child.ts', [String(small)]);
+  const b = await inChild<{ rowsPerSec: number; rss: number }>('./csv-read-child.ts', [String(large)]);
+  const out: Scenario[] = [
+    { name: `CSV validate+normalize, ${small / 1000}k rows`, figure: a.rowsPerSec, unit: 'rows/s' },
+    { name: `CSV validate+normalize, ${large / 1000}k rows`, figure: b.rowsPerSec, unit: 'rows/s', reference: `${small / 1000}k rows`, ratio: round(b.rowsPerSec / a.rowsPerSec, 2) },
+    { name: `CSV read peak RSS, ${large / 1000}k rows`, figure: b.rss, unit: 'MiB', reference: `${small / 1000}k rows: ${a.rss} MiB`, ratio: round(b.rss / a.rss, 2) },
+  ];
+  const rows = opts.flowRows ?? 5000;
+  const one = await csvFlowRate({ rows, workers: 1 });
+  const four = await csvFlowRate({ rows, workers: 4 });
+  out.push({ name: `CSV flow end-to-end, ${rows} rows, 1 worker process`, figure: one.rowsPerSec, unit: 'rows/s' });
+  out.push({ name: `CSV flow end-to-end, ${rows} rows, 4 worker processes`, figure: four.rowsPerSec, unit: 'rows/s', reference: '1 worker process', ratio: round(four.rowsPerSec / one.rowsPerSec, 2) });
+  return out;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const s = await runImportCsvBench();
+  console.log(s.map((x) => `${x.name}: ${x.figure} ${x.unit}${x.ratio !== undefined ? ` (×${x.ratio} of ${x.reference})` : ''}`).join('\n'));
+}
