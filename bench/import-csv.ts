@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { writeEventsCsv } from '../src/sources/csv/generate.ts';
-import { workerConnection } from '../src/queue/connection.ts';
+import { bullConnection } from '../src/queue/connection.ts';
 import { spawnWorker, waitFor, writeConfig } from '../test/support/worker-process.ts';
 import { benchRedis, PASSWORD, sandboxProcess, USER } from './env.ts';
 import { inChild, round, type Scenario } from './lib.ts';
@@ -21,7 +21,7 @@ export async function csvFlowRate(opts: { rows: number; workers: number; latency
     worker: { concurrency: { import: 2 } },
   });
   const workers = Array.from({ length: opts.workers }, () => spawnWorker({ config, redisUrl: redis.url, prefix, env: { SB_PASSWORD: PASSWORD } }));
-  const queue = new Queue('import', { connection: workerConnection(redis.url), prefix });
+  const queue = new Queue('import', { connection: bullConnection(redis.url), prefix });
   try {
     await new Promise((r) => setTimeout(r, 1500)); // let the worker processes start
     await sandbox.resetStats();

@@ -5,7 +5,7 @@ import type { CalsyncConfig } from '../src/config/schema.ts';
 import { resolveSite } from '../src/config/sites.ts';
 import { Language } from '../src/model/languages.ts';
 import { sourceKeyFrom } from '../src/model/identity.ts';
-import { workerConnection } from '../src/queue/connection.ts';
+import { bullConnection } from '../src/queue/connection.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
 import { chunks, csvOpener, inspect, processChunk, writeRejects, type ChunkResult, type CsvChunk, type CsvImportParams, type RejectRow } from '../src/runs/import-csv.ts';
 import { RunReport, type ReportJson } from '../src/sync/report.ts';
@@ -102,7 +102,7 @@ export const importCsvJob = defineJob({
       await job.updateProgress({ phase: 'plan', done: n * params.chunkSize, total: inspection.rows });
     }
     const ref = { runId, payload, chunks: n, headers: inspection.headers, delimiter: inspection.delimiter, unmapped: inspection.unmapped, rows: inspection.rows };
-    const flow = new FlowProducer({ connection: workerConnection(deps.redisUrl), prefix: deps.prefix });
+    const flow = new FlowProducer({ connection: bullConnection(deps.redisUrl), prefix: deps.prefix });
     try {
       await flow.add({
         name: 'import-csv-finish',

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { CalsyncConfig } from '../config/schema.ts';
 import { RunFailedError } from '../runs/context.ts';
 import type { ReportJson } from '../sync/report.ts';
-import { workerConnection } from './connection.ts';
+import { bullConnection, workerConnection } from './connection.ts';
 import { RunHistory } from './history.ts';
 import type { JobDefinition, JobDeps } from './job-definition.ts';
 import { QUEUES, RETENTION, type QueueName } from './names.ts';
@@ -108,7 +108,7 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
   const queues = o.queues ?? [...QUEUES];
   const workers = queues.map((q) => {
     const w = new Worker(q, process, {
-      connection: workerConnection(o.redisUrl),
+      connection: bullConnection(o.redisUrl),
       prefix,
       concurrency: o.concurrency?.[q] ?? o.config.worker.concurrency[q] ?? (q === 'import' ? 4 : 2),
       removeOnComplete: RETENTION.removeOnComplete,
@@ -151,7 +151,7 @@ export function openQueues(redisUrl: string, prefix = 'calsync'): Record<QueueNa
   const out = {} as Record<QueueName, Queue>;
   for (const q of QUEUES) {
     out[q] = new Queue(q, {
-      connection: workerConnection(redisUrl),
+      connection: bullConnection(redisUrl),
       prefix,
       defaultJobOptions: { attempts: 3, backoff: { type: 'exponential', delay: 5000, jitter: 0.5 }, ...RETENTION },
     });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { writeEventsCsv } from '../../src/sources/csv/generate.ts';
-import { workerConnection } from '../../src/queue/connection.ts';
+import { bullConnection } from '../../src/queue/connection.ts';
 import { redisUrl, testPrefix } from '../support/redis.ts';
 import { PASSWORD, USER, testSite } from '../support/site.ts';
 import { spawnWorker, waitFor, writeConfig } from '../support/worker-process.ts';
@@ -29,7 +29,7 @@ describe('CSV import as a BullMQ flow across worker processes', () => {
       sources: [{ name: 'bulk', kind: 'csv', site: 'sb', url: csv, chunkSize: CHUNK }],
       worker: { concurrency: { import: 2 }, lockDurationMs: 3000, stalledIntervalMs: 1000, shutdownTimeoutMs: 2000 },
     });
-    const queue = new Queue('import', { connection: workerConnection(redisUrl()), prefix });
+    const queue = new Queue('import', { connection: bullConnection(redisUrl()), prefix });
     const spawnOne = () => spawnWorker({ config, redisUrl: redisUrl(), prefix, env: { SB_PASSWORD: PASSWORD } });
     let worker = spawnOne();
     try {
@@ -62,6 +62,10 @@ describe('CSV import as a BullMQ flow across worker processes', () => {
       expect(report.counts.events.failed).toBe(0);
       // Each row created exactly once on the site.
       expect(env.sandbox.stats().byRoute['POST /events']).toBe(ROWS);
+      // A graceful stop of a worker that has processed jobs ends the process promptly and cleanly.
+      const t = Date.now();
+      expect(await worker.kill('SIGTERM')).toBe(0);
+      expect(Date.now() - t).toBeLessThan(10_000);
     } finally {
       await worker.kill('SIGKILL');
       await queue.obliterate({ force: true }).catch(() => undefined);

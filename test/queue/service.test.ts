@@ -3,7 +3,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JOBS } from '../../jobs/index.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import { workerConnection } from '../../src/queue/connection.ts';
+import { bullConnection } from '../../src/queue/connection.ts';
 import { RunHistory } from '../../src/queue/history.ts';
 import { reconcileSchedulers } from '../../src/queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../src/queue/worker.ts';
@@ -56,7 +56,7 @@ describe('the worker as a service', () => {
     const config = parseConfig({ sites: [{ name: 'sb', restRoot: env.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PW' } }], sources: [{ name: 'gen', kind: 'ics', site: 'sb', url: feed.url, allow: ['127.0.0.1'], pastDays: 3650, horizonDays: 3650 }] });
     process.env.SB_PW = PASSWORD;
     const running = await startWorkers({ config, redisUrl: redisUrl(), jobs: JOBS, log, prefix, queues: ['import'] });
-    const queue = new Queue('import', { connection: workerConnection(redisUrl()), prefix });
+    const queue = new Queue('import', { connection: bullConnection(redisUrl()), prefix });
     try {
       const job = await queue.add('import-ics', { source: 'gen' });
       while ((await job.getState()) !== 'active') await new Promise((r) => setTimeout(r, 20));
@@ -85,8 +85,8 @@ describe('the worker as a service', () => {
       history: { keep: 10, pauseAfterFailures: 2 },
     });
     const running = await startWorkers({ config, redisUrl: redisUrl(), jobs: JOBS, log, prefix, queues: ['import'] });
-    const queue = new Queue('import', { connection: workerConnection(redisUrl()), prefix });
-    const events = new QueueEvents('import', { connection: workerConnection(redisUrl()), prefix });
+    const queue = new Queue('import', { connection: bullConnection(redisUrl()), prefix });
+    const events = new QueueEvents('import', { connection: bullConnection(redisUrl()), prefix });
     await events.waitUntilReady();
     const history = new RunHistory(redis, { prefix, pauseAfterFailures: 2 });
     try {

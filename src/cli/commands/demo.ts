@@ -7,7 +7,7 @@ import { JOBS } from '../../../jobs/index.ts';
 import { loadConfig } from '../../config/load.ts';
 import { startSandbox } from '../../sandbox/index.ts';
 import { startServer } from '../../serve/server.ts';
-import { workerConnection } from '../../queue/connection.ts';
+import { bullConnection } from '../../queue/connection.ts';
 import { reconcileSchedulers } from '../../queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../queue/worker.ts';
 import { startLocalRedis } from '../../queue/redis-server.ts';
@@ -56,7 +56,7 @@ export function registerDemo(program: Command, globals: () => GlobalOptions, set
       };
       try {
         // First run: imports, then exports once the imports are in (the schedules take over after).
-        const events = { import: new QueueEvents('import', { connection: workerConnection(redisUrl) }), export: new QueueEvents('export', { connection: workerConnection(redisUrl) }) };
+        const events = { import: new QueueEvents('import', { connection: bullConnection(redisUrl) }), export: new QueueEvents('export', { connection: bullConnection(redisUrl) }) };
         await Promise.all(Object.values(events).map((e) => e.waitUntilReady()));
         const imports = await Promise.all(config.sources.map((s) => queues.import.add(s.kind === 'ics' ? 'import-ics' : 'import-csv', { source: s.name })));
         for (const job of imports) {

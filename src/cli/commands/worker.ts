@@ -4,7 +4,7 @@ import { JOBS } from '../../../jobs/index.ts';
 import { JOB_KINDS, QUEUES, type QueueName } from '../../queue/names.ts';
 import { reconcileSchedulers } from '../../queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../queue/worker.ts';
-import { workerConnection } from '../../queue/connection.ts';
+import { bullConnection } from '../../queue/connection.ts';
 import { formatReport, type ReportJson } from '../../sync/report.ts';
 import { createLogger } from '../../util/log.ts';
 import { ProgressLine } from '../progress.ts';
@@ -75,7 +75,7 @@ export function registerWorker(program: Command, globals: () => GlobalOptions, s
       try {
         if (o.wait) {
           // Subscribe before adding: QueueEvents only sees events after it starts (BullMQ docs).
-          events = new QueueEvents(def.queue, { connection: workerConnection(r.url as string), prefix: g.prefix });
+          events = new QueueEvents(def.queue, { connection: bullConnection(r.url as string), prefix: g.prefix });
           await events.waitUntilReady();
         }
         const job: Job = await queue.add(kind, payload);
