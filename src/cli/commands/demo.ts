@@ -44,9 +44,9 @@ export function registerDemo(program: Command, globals: () => GlobalOptions, set
       config.dataDir = dataDir;
       for (const s of config.sites) if (s.name === 'sandbox') s.restRoot = sandbox.url;
       for (const e of config.exports) e.outDir = path.join(dataDir, 'feeds');
-      const workers = await startWorkers({ config, redisUrl, jobs: JOBS, log });
-      const queues = openQueues(redisUrl);
-      const server = await startServer({ redis: workers.deps.redis, redisUrl, port: o.servePort, host: '127.0.0.1', feedsDir: path.join(dataDir, 'feeds'), log });
+      const workers = await startWorkers({ config, redisUrl, jobs: JOBS, log, prefix: g.prefix });
+      const queues = openQueues(redisUrl, g.prefix);
+      const server = await startServer({ redis: workers.deps.redis, redisUrl, prefix: g.prefix, port: o.servePort, host: '127.0.0.1', feedsDir: path.join(dataDir, 'feeds'), log });
       const stopAll = async () => {
         await server.close();
         await workers.close(10_000);
@@ -56,7 +56,8 @@ export function registerDemo(program: Command, globals: () => GlobalOptions, set
       };
       try {
         // First run: imports, then exports once the imports are in (the schedules take over after).
-        const events = { import: new QueueEvents('import', { connection: bullConnection(redisUrl) }), export: new QueueEvents('export', { connection: bullConnection(redisUrl) }) };
+        const prefix = g.prefix;
+        const events = { import: new QueueEvents('import', { connection: bullConnection(redisUrl), prefix }), export: new QueueEvents('export', { connection: bullConnection(redisUrl), prefix }) };
         await Promise.all(Object.values(events).map((e) => e.waitUntilReady()));
         const imports = await Promise.all(config.sources.map((s) => queues.import.add(s.kind === 'ics' ? 'import-ics' : 'import-csv', { source: s.name })));
         for (const job of imports) {
