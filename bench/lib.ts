@@ -7,7 +7,7 @@ export interface Scenario {
   name: string;
   figure: number;
   unit: string;
-  reference?: string;
+  reference?: string | number;
   ratio?: number;
 }
 
@@ -54,7 +54,7 @@ export function peakRssMiB(): number {
 }
 
 export function printTable(scenarios: Scenario[]): string {
-  const rows = scenarios.map((s) => [s.name, `${s.figure} ${s.unit}`, s.reference ?? '', s.ratio === undefined ? '' : String(s.ratio)]);
+  const rows = scenarios.map((s) => [s.name, `${s.figure} ${s.unit}`, String(s.reference ?? ''), s.ratio === undefined ? '' : String(s.ratio)]);
   const head = ['scenario', 'figure', 'reference (same run)', 'ratio'];
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(w[i]!)).join(' | ')} |`;
