@@ -22,13 +22,8 @@ export interface ApiBenchOptions {
   rounds?: number;
 }
 
-export interface BenchScenario {
-  name: string;
-  figure: number;
-  unit: string;
-  reference?: number;
-  ratio?: number;
-}
+export type { Scenario as BenchScenario } from './lib.ts';
+import type { Scenario as BenchScenario } from './lib.ts';
 
 interface SandboxLike {
   url: string;

@@ -24,13 +24,8 @@ import { CalendarClient, type EventCreate, type EventRecord, type SiteConnection
 import { compareRendered, icsParts, renderEvent, runIcsExport, writeArtifact, type RenderedEvent } from '../src/export/index.ts';
 import { startSandbox } from '../src/sandbox/index.ts';
 
-export interface BenchScenario {
-  name: string;
-  figure: number;
-  unit: string;
-  reference?: number;
-  ratio?: number;
-}
+export type { Scenario as BenchScenario } from './lib.ts';
+import type { Scenario as BenchScenario } from './lib.ts';
 
 export interface ExportBenchOptions {
   /** Events in the window (default 10 000). */

@@ -7,7 +7,7 @@ import { fetchSource, FetchError } from '../sources/fetch/index.ts';
 import { normalizeIcs } from '../sources/ics/index.ts';
 import { SiteWriter, type OnEdit } from '../sync/events.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
-import { retireVanished, type RetirePolicy } from '../sync/retire.ts';
+import type { RetirePolicy } from '../sync/retire.ts';
 import { clientHooks, ledgerFor, stateFor, RunFailedError, type RunContext } from './context.ts';
 
 export interface IcsImportParams {
@@ -107,20 +107,7 @@ export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Pr
       await writer.writeEvents(items.slice(i, i + BATCH));
       await ctx.onProgress?.({ phase: 'write', done: Math.min(i + BATCH, items.length), total: items.length });
     }
-    await retireVanished({
-      client,
-      ledger,
-      report,
-      lang: p.lang,
-      policy: p.retire,
-      seen: writer.seen,
-      cancelled: writer.cancelled,
-      window: p.window,
-      maxShare: p.maxRetireShare,
-      force: p.forceRetire,
-      dryRun: p.dryRun,
-      concurrency: p.site.concurrency,
-    });
+    await writer.retire({ policy: p.retire, window: p.window, maxShare: p.maxRetireShare, force: p.forceRetire });
     if (!p.dryRun) {
       await state.set(stateKey, { etag: fetched.etag, lastModified: fetched.lastModified, processedAt: new Date().toISOString(), uidsSample: summary.uids.slice(0, 200) } satisfies FetchState);
     }

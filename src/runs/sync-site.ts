@@ -6,7 +6,7 @@ import type { Language } from '../model/languages.ts';
 import { eventDraftFromRecord } from '../sources/site/normalize.ts';
 import { SiteWriter, type OnEdit } from '../sync/events.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
-import { retireVanished, type RetirePolicy } from '../sync/retire.ts';
+import type { RetirePolicy } from '../sync/retire.ts';
 import { clientHooks, ledgerFor, RunFailedError, type RunContext } from './context.ts';
 
 export interface SyncParams {
@@ -84,20 +84,7 @@ export async function runSiteSync(p: SyncParams, ctx: RunContext = {}): Promise<
     if (hidden.length) await writer.writeEvents(hidden);
     await ctx.onProgress?.({ phase: 'sync', done: done + hidden.length, total: done + hidden.length });
 
-    await retireVanished({
-      client: target,
-      ledger,
-      report,
-      lang: p.lang,
-      policy: p.retire,
-      seen: writer.seen,
-      cancelled: writer.cancelled,
-      window: p.window,
-      maxShare: p.maxRetireShare,
-      force: p.forceRetire,
-      dryRun: p.dryRun,
-      concurrency: p.to.concurrency,
-    });
+    await writer.retire({ policy: p.retire, window: p.window, maxShare: p.maxRetireShare, force: p.forceRetire });
   } finally {
     await source.close();
     await target.close();

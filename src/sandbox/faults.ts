@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { prng } from '../util/random.ts';
+export { prng };
 
 /** Fault knobs, as setFaults() and POST /__sandbox/faults take them. */
 export const FaultSettings = z.object({
@@ -13,17 +15,6 @@ export type FaultSettings = z.infer<typeof FaultSettings>;
 
 export type Fault = { kind: 'none' } | { kind: 'drop' } | { kind: 'throttle'; retryAfter: number } | { kind: 'error'; status: 500 | 502 | 503 };
 
-/** mulberry32: tiny, fast and reproducible for a given seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Decides, per REST request, the delay and the fault. Every request draws the same number of

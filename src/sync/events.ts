@@ -10,6 +10,7 @@ import type { Ledger, LedgerEntry } from './ledger.ts';
 import { LinkedResolver } from './linked.ts';
 import type { ItemKind, RunReport } from './report.ts';
 import { TermResolver } from './terms.ts';
+import { retireVanished, type RetireOptions } from './retire.ts';
 
 export type OnEdit = 'overwrite' | 'preserve';
 
@@ -166,6 +167,12 @@ export class SiteWriter {
     } catch (err) {
       report.add({ ...base, outcome: 'failed', reason: (err as Error).message });
     }
+  }
+
+  /** Retires what this run's source no longer lists (and its cancelled occurrences), see retire.ts. */
+  retire(opts: Pick<RetireOptions, 'policy' | 'window' | 'maxShare' | 'force'>): Promise<void> {
+    const o = this.o;
+    return retireVanished({ client: o.client, ledger: o.ledger, report: o.report, lang: o.lang, seen: this.seen, cancelled: this.cancelled, dryRun: o.dryRun, concurrency: o.concurrency, ...opts });
   }
 
   private async create(p: Planned): Promise<{ record: EventRecord; created: boolean }> {

@@ -3,22 +3,13 @@ import { ApiError } from '../api/index.ts';
 import type { Language } from '../model/languages.ts';
 import type { TermDraft } from '../model/draft.ts';
 import { slugify } from '../model/identity.ts';
+import { nameKey } from '../util/entities.ts';
 import type { RunReport } from './report.ts';
 
 export type Taxonomy = 'categories' | 'tags';
 
 /** Term names come back HTML-encoded (`&amp;`); compare on the decoded, case-folded text. */
-export function termKey(name: string): string {
-  return name
-    .replace(/&amp;/g, '&')
-    .replace(/&#0?39;|&#8217;/g, "'")
-    .replace(/&quot;/g, '"')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .trim()
-    .replace(/\s+/g, ' ')
-    .toLowerCase();
-}
+export const termKey = nameKey;
 
 interface TermInfo {
   id: number;

@@ -6,6 +6,7 @@ import { toQuery } from '../query.ts';
 import { TermListQuery } from '../schemas/lists.ts';
 import type { TermRecord } from '../schemas/terms.ts';
 import { idSegment, validate } from '../validate.ts';
+import { nameKey } from '../../util/entities.ts';
 
 export interface TermsConfig<R, C, U> {
   name: 'categories' | 'tags';
@@ -14,17 +15,6 @@ export interface TermsConfig<R, C, U> {
   update: z.ZodType<U>;
 }
 
-/** The few HTML entities WordPress puts in term names (`&amp;`), so names compare as typed. */
-function plainName(name: string): string {
-  return name
-    .replace(/&amp;/g, '&')
-    .replace(/&#0?39;|&#8217;/g, "'")
-    .replace(/&quot;/g, '"')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .trim()
-    .toLowerCase();
-}
 
 /**
  * `/categories` and `/tags`: addressable by id only. Lists hide empty terms unless
@@ -73,9 +63,9 @@ export class TermsResource<R extends TermRecord, C extends { name: string; slug?
 
   /** The term named exactly so (HTML entities decoded, case-insensitive); null when there is none. */
   async findByName(name: string, opts?: CallOptions): Promise<R | null> {
-    const want = plainName(name);
+    const want = nameKey(name);
     for await (const t of this.iterate({ search: name, hide_empty: false }, opts)) {
-      if (plainName(t.name) === want) return t;
+      if (nameKey(t.name) === want) return t;
     }
     return null;
   }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { prng } from '../../util/random.ts';
 
 /**
  * A seeded, streamed generator of The Events Calendar-style event CSVs for tests and benchmarks.
@@ -32,17 +33,6 @@ export function badRowCount(rows: number, bad = true): number {
   return bad ? Math.floor(rows / 1000) : 0;
 }
 
-/** mulberry32: tiny, fast, good enough for test data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ADJECTIVES = ['Open', 'Late', 'Grand', 'Quiet', 'Spring', 'Café', 'Über', 'Łódź', '東京', 'Summer', 'Winter', 'Jazz'];
 const NOUNS = ['Concert', 'Meetup', 'Market', 'Reading', 'Workshop', 'Festival', 'Screening', 'Tour', 'Talk', 'Fair 🎉'];

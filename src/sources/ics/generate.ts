@@ -1,5 +1,6 @@
 import { tzlib_get_ical_block } from 'timezones-ical-library';
 import { civilFromDays, daysFromCivil } from '../../model/timezones.ts';
+import { prng as rng } from '../../util/random.ts';
 
 /**
  * Seeded synthetic ICS feed for tests and benchmarks: VEVENTs across several zones, a share of weekly
@@ -25,17 +26,6 @@ export interface GenerateIcsOptions {
   allDayShare?: number;
 }
 
-/** mulberry32: small, fast, good enough for test data. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const WORDS = ['Konzert', 'Lesung', 'Workshop', 'Führung', 'Vortrag', 'Markt', 'Café', 'Jazz', 'Theater', 'Kino', 'Tanz',
   'Ausstellung', 'Kinder', 'Familie', 'Natur', 'Stadt', 'Musik', 'Kunst', 'Geschichte', 'Wein', 'Straßenfest', 'Atelier',

@@ -3,19 +3,9 @@ import { eventVenue } from '../../api/index.ts';
 import type { EventDraft, Normalized, OrganizerDraft, TermDraft, VenueDraft } from '../../model/draft.ts';
 import { EventDraft as EventDraftSchema } from '../../model/draft.ts';
 import { slugify } from '../../model/identity.ts';
+import { decodeEntities } from '../../util/entities.ts';
 
-/** WordPress runs titles through `the_title`, which encodes entities; write back the text. */
-export function decodeEntities(s: string): string {
-  return s
-    .replace(/&#(\d+);/g, (_, n) => String.fromCodePoint(Number(n)))
-    .replace(/&#x([0-9a-f]+);/gi, (_, n) => String.fromCodePoint(parseInt(n, 16)))
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&nbsp;/g, '\u00a0')
-    .replace(/&amp;/g, '&');
-}
+export { decodeEntities };
 
 /** Target slug of a copied record: `<source-site-key>-<source slug or id>`, stable across runs. */
 export function copiedSlug(sourceSiteKey: string, slug: string | undefined, id: number): string {
