@@ -5,6 +5,7 @@ import { resolveSite } from '../src/config/sites.ts';
 import { Language } from '../src/model/languages.ts';
 import { sourceKeyFrom } from '../src/model/identity.ts';
 import { defineJob } from '../src/queue/job-definition.ts';
+import { withRunLock } from '../src/queue/run-lock.ts';
 import { runIcsImport, type IcsImportParams } from '../src/runs/import-ics.ts';
 import type { ReportJson } from '../src/sync/report.ts';
 
@@ -97,7 +98,9 @@ export const importIcsJob = defineJob({
     const opts = resolveIcsPayload(payload, deps.config);
     // Local files are only for the CLI; a configured source may name one (the demo's bundled feeds).
     const configured = !('location' in payload);
-    return runIcsImport(icsParams(opts, deps.config, { allowFiles: configured }), {
+    const params = icsParams(opts, deps.config, { allowFiles: configured });
+    const key = `${deps.prefix}:lock:import:${params.site.key}:${params.lang}:${params.sourceKey}`;
+    return withRunLock(deps.redis, key, String(job.id), `source "${params.sourceKey}"`, () => runIcsImport(params, {
       redis: deps.redis,
       prefix: deps.prefix,
       log: deps.log.child({ jobId: job.id, source: opts.source, site: opts.site }),
@@ -105,6 +108,6 @@ export const importIcsJob = defineJob({
       runId: job.id,
       limiterFor: deps.limiterFor, onRequest: deps.onRequest,
       onProgress: (p) => job.updateProgress(p),
-    });
+    }));
   },
 });

@@ -4,6 +4,7 @@ import type { CalsyncConfig } from '../src/config/schema.ts';
 import { resolveSite } from '../src/config/sites.ts';
 import { Language, LANGUAGES } from '../src/model/languages.ts';
 import { defineJob } from '../src/queue/job-definition.ts';
+import { withRunLock } from '../src/queue/run-lock.ts';
 import { runSiteSync, type SyncParams } from '../src/runs/sync-site.ts';
 import { RunReport, type ReportJson } from '../src/sync/report.ts';
 
@@ -81,22 +82,12 @@ export const syncSiteJob = defineJob({
   historyName: (p) => ('from' in p ? `${p.from}->${p.to}` : p.sync),
   async process(job, payload, deps, signal): Promise<ReportJson> {
     const o = resolveSyncPayload(payload, deps.config);
-    // A lock per pair as well as the enqueue-time deduplication: a scheduled run and a manual one
-    // must not interleave their writes. The lock expires by itself if this worker dies.
-    const lockKey = `${deps.prefix}:lock:${dedupIdFor(payload)}`;
-    const token = String(job.id);
-    if ((await deps.redis.set(lockKey, token, 'PX', 120_000, 'NX')) !== 'OK') {
-      throw new Error(`another sync of ${o.name} is running; this one is retried later`);
-    }
-    const renew = setInterval(() => void deps.redis.pexpire(lockKey, 120_000), 30_000);
-    try {
-      return await runSyncAll(syncParams(o, deps.config), (p) =>
+    // A run at a time per pair: a scheduled run and a manual one must not interleave their writes.
+    return withRunLock(deps.redis, `${deps.prefix}:lock:${dedupIdFor(payload)}`, String(job.id), o.name, () =>
+      runSyncAll(syncParams(o, deps.config), (p) =>
         runSiteSync(p, { redis: deps.redis, prefix: deps.prefix, log: deps.log.child({ jobId: job.id, sync: o.name, lang: p.lang }), signal, runId: job.id, limiterFor: deps.limiterFor, onRequest: deps.onRequest, onProgress: (x) => job.updateProgress({ ...x, lang: p.lang }) }),
-      );
-    } finally {
-      clearInterval(renew);
-      if ((await deps.redis.get(lockKey)) === token) await deps.redis.del(lockKey);
-    }
+      ),
+    );
   },
 });
 

@@ -133,8 +133,10 @@ export const CalsyncConfig = z
         /** A job whose worker stops renewing its lock for this long is taken over (stalled). */
         lockDurationMs: z.number().int().min(1000).default(60_000),
         stalledIntervalMs: z.number().int().min(500).default(30_000),
+        /** Times a job may be taken over after its worker died before it is failed. */
+        maxStalledCount: z.number().int().min(1).max(100).default(3),
       })
-      .default({ concurrency: {}, shutdownTimeoutMs: 30_000, lockDurationMs: 60_000, stalledIntervalMs: 30_000 }),
+      .default({ concurrency: {}, shutdownTimeoutMs: 30_000, lockDurationMs: 60_000, stalledIntervalMs: 30_000, maxStalledCount: 3 }),
     serve: z
       .strictObject({
         port: z.number().int().min(0).max(65535).default(8788),

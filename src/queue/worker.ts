@@ -1,4 +1,5 @@
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { RunLockedError } from './run-lock.ts';
 import type { Logger } from 'pino';
 import type { CalsyncConfig } from '../config/schema.ts';
 import { RunFailedError } from '../runs/context.ts';
@@ -59,7 +60,7 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
     },
   };
 
-  const process = async (job: Job, _token?: string, signal?: AbortSignal) => {
+  const process = async (job: Job, token?: string, signal?: AbortSignal) => {
     const def = o.jobs[job.name];
     if (!def) throw new UnrecoverableError(`unknown job kind "${job.name}"`);
     const parsed = def.payload.safeParse(job.data);
@@ -83,6 +84,13 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
       metrics.observe(METRIC_KEYS.jobSeconds, { kind: job.name }, (Date.now() - started) / 1000);
       return result;
     } catch (err) {
+      if (err instanceof RunLockedError && token) {
+        // Another run of the same source is writing: come back later, without spending an attempt
+        // or counting towards the auto-pause.
+        o.log.info({ jobId: job.id, name }, err.message);
+        await job.moveToDelayed(Date.now() + 2000 + Math.floor(Math.random() * 2000), token);
+        throw new DelayedError();
+      }
       metrics.inc(METRIC_KEYS.jobs, { kind: job.name, outcome: 'failed' });
       metrics.observe(METRIC_KEYS.jobSeconds, { kind: job.name }, (Date.now() - started) / 1000);
       const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || err instanceof UnrecoverableError || (err instanceof RunFailedError && UNRECOVERABLE.has(err.code));
@@ -115,7 +123,7 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
       removeOnFail: RETENTION.removeOnFail,
       lockDuration: o.config.worker.lockDurationMs,
       stalledInterval: o.config.worker.stalledIntervalMs,
-      maxStalledCount: 3,
+      maxStalledCount: o.config.worker.maxStalledCount,
     });
     // Without an error listener a worker may stop processing (BullMQ docs).
     w.on('error', (err) => o.log.error({ err: err.message, queue: q }, 'worker error'));

@@ -144,6 +144,7 @@ export async function processChunk(p: CsvImportParams, chunk: CsvChunk, ctx: Run
       }
     }
   } finally {
+    report.countRequests(client.stats());
     await client.close();
   }
   const rejects: RejectRow[] = [];

@@ -112,6 +112,7 @@ export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Pr
       await state.set(stateKey, { etag: fetched.etag, lastModified: fetched.lastModified, processedAt: new Date().toISOString(), uidsSample: summary.uids.slice(0, 200) } satisfies FetchState);
     }
   } finally {
+    report.countRequests(client.stats());
     await client.close();
   }
   return report.finish();

@@ -86,7 +86,9 @@ export async function runSiteSync(p: SyncParams, ctx: RunContext = {}): Promise<
 
     await writer.retire({ policy: p.retire, window: p.window, maxShare: p.maxRetireShare, force: p.forceRetire });
   } finally {
+    report.countRequests(source.stats());
     await source.close();
+    report.countRequests(target.stats());
     await target.close();
   }
   return report.finish();

@@ -136,7 +136,7 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   }
   if (fault.kind === 'throttle') {
     deps.stats.fault('throttle');
-    deps.stats.throttled(method, url.pathname, performance.now() + fault.retryAfter * 1000);
+    deps.stats.throttled(method, url.pathname, performance.now() + fault.retryAfter * 1000, performance.now());
     send(res, 429, { code: 'rest_too_many_requests', message: 'Too many requests, slow down.', data: { status: 429 } },
       { 'Retry-After': String(fault.retryAfter) });
     return;

@@ -6,16 +6,25 @@ export interface SandboxStats {
   /** e.g. "POST /events/by-slug/:slug", "GET /events" */
   byRoute: Record<string, number>;
   faults: { error: number; throttle: number; drop: number };
-  /** requests for the same method+path that came before the Retry-After they were given expired */
+  /**
+   * Requests for the same method+path that came before the Retry-After they were given expired,
+   * sent after the client could have seen the 429 (requests already in flight then are not counted).
+   */
   retryAfterViolations: number;
 }
 
 /** Small slack so a client that waits exactly Retry-After is not blamed for timer rounding. */
 const SLACK_MS = 25;
+/**
+ * Requests arriving this soon after a 429 was sent were on their way before the client could read
+ * it (concurrent requests share paths such as POST /events). A client that ignores Retry-After and
+ * retries after its own backoff (hundreds of ms) still counts.
+ */
+const REACTION_MS = 50;
 
 export class StatsRecorder {
   private s: SandboxStats = StatsRecorder.empty();
-  private readonly notBefore = new Map<string, number>();
+  private readonly notBefore = new Map<string, { from: number; until: number }>();
 
   static empty(): SandboxStats {
     return { total: 0, writes: 0, byRoute: {}, faults: { error: 0, throttle: 0, drop: 0 }, retryAfterViolations: 0 };
@@ -26,10 +35,11 @@ export class StatsRecorder {
     if (write) this.s.writes++;
     const key = `${method} ${route}`;
     this.s.byRoute[key] = (this.s.byRoute[key] ?? 0) + 1;
-    const until = this.notBefore.get(`${method} ${path}`);
-    if (until !== undefined) {
-      if (nowMs + SLACK_MS < until) this.s.retryAfterViolations++;
-      else this.notBefore.delete(`${method} ${path}`);
+    const w = this.notBefore.get(`${method} ${path}`);
+    if (w !== undefined) {
+      if (nowMs + SLACK_MS < w.until) {
+        if (nowMs >= w.from) this.s.retryAfterViolations++;
+      } else this.notBefore.delete(`${method} ${path}`);
     }
   }
 
@@ -37,8 +47,8 @@ export class StatsRecorder {
     this.s.faults[kind]++;
   }
 
-  throttled(method: string, path: string, untilMs: number): void {
-    this.notBefore.set(`${method} ${path}`, untilMs);
+  throttled(method: string, path: string, untilMs: number, sentMs = untilMs): void {
+    this.notBefore.set(`${method} ${path}`, { from: sentMs + REACTION_MS, until: untilMs });
   }
 
   snapshot(): SandboxStats {

@@ -1,5 +1,5 @@
 import type { CalendarClient } from '../api/index.ts';
-import { ApiError, isNotFound } from '../api/index.ts';
+import { ApiError, NetworkError, isNotFound } from '../api/index.ts';
 import type { Origin, OrganizerDraft, VenueDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import { shortHash, slugify } from '../model/identity.ts';
@@ -76,6 +76,30 @@ export class LinkedResolver {
     return p;
   }
 
+  /**
+   * The client never repeats a create it cannot prove did not land, and a venue/organizer create
+   * carries no slug to check by. The resolver can check: after an uncertain failure it looks the
+   * record up by the slug the site derives from the name, and creates again only if it is not there.
+   */
+  private async createVerified(kind: LinkedKind, name: string, body: object, explicitSlug?: string): Promise<{ id: number; slug?: string; modified_utc?: string }> {
+    const { lang } = this.opts;
+    const res = kind === 'venues' ? this.client.venues : this.client.organizers;
+    const field = kind === 'venues' ? 'venue' : 'organizer';
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await res.create(body as never, { lang });
+      } catch (err) {
+        if (!isUncertain(err) || attempt >= 6) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2)));
+        for (const candidate of [...new Set([explicitSlug, slugify(name, 200)].filter((x): x is string => !!x))]) {
+          const rec = await res.findBySlug(candidate, { lang }).catch(() => null);
+          const recName = (rec as Record<string, unknown> | null)?.[field];
+          if (rec && typeof recName === 'string' && termKey(recName) === termKey(name)) return rec;
+        }
+      }
+    }
+  }
+
   private async upsert(kind: LinkedKind, key: string, name: string, body: object, origin?: Origin, explicitSlug?: string): Promise<number | undefined> {
     const { lang } = this.opts;
     const report = { add: (item: Parameters<RunReport['add']>[0]) => this.opts.report.add(origin ? { ...item, origin } : item) };
@@ -112,7 +136,7 @@ export class LinkedResolver {
         report.add({ kind, slug: record.slug ?? key, outcome: 'updated', siteId: record.id });
       } else {
         // The site may hand back an existing record with the same details (its de-duplication).
-        record = await res.create(body as never, { lang });
+        record = await this.createVerified(kind, name, body, explicitSlug);
         report.add({ kind, slug: record.slug ?? key, outcome: 'created', siteId: record.id });
       }
       await this.ledger.set(kind, key, { fp, id: record.id, slug: record.slug, modified: record.modified_utc, at: new Date().toISOString() });
@@ -122,6 +146,11 @@ export class LinkedResolver {
       return undefined;
     }
   }
+}
+
+/** A failure after which the create may or may not have landed on the site. */
+function isUncertain(err: unknown): boolean {
+  return err instanceof NetworkError || (err instanceof ApiError && (err.status >= 500 || err.status === 429));
 }
 
 function isGone(err: unknown): boolean {

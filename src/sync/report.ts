@@ -43,6 +43,8 @@ export const ReportJson = z.object({
   retire: RetireSummary.optional(),
   warnings: z.array(z.string()),
   notModified: z.boolean().optional(),
+  /** Requests this run sent to the site(s): attempts, retries among them, 429 answers. */
+  requests: z.object({ total: z.number(), retries: z.number(), throttled: z.number() }).optional(),
 });
 export type ReportJson = z.infer<typeof ReportJson>;
 
@@ -66,6 +68,7 @@ export class RunReport {
   readonly warnings: string[] = [];
   retire?: z.infer<typeof RetireSummary>;
   notModified?: boolean;
+  requests?: { total: number; retries: number; throttled: number };
   readonly run: ReportJson['run'];
 
   constructor(run: Omit<ReportJson['run'], 'startedAt'> & { startedAt?: string }) {
@@ -92,6 +95,15 @@ export class RunReport {
     }
     this.items.push(...other.items);
     this.warnings.push(...other.warnings);
+    if (other.requests) this.countRequests({ requests: other.requests.total, retries: other.requests.retries, throttled: other.requests.throttled });
+  }
+
+  /** Adds a client's request counters (several clients or chunks fold into one total). */
+  countRequests(s: { requests: number; retries: number; throttled: number }): void {
+    const r = (this.requests ??= { total: 0, retries: 0, throttled: 0 });
+    r.total += s.requests;
+    r.retries += s.retries;
+    r.throttled += s.throttled;
   }
 
   get failed(): number {
@@ -118,6 +130,7 @@ export class RunReport {
       ...(this.retire ? { retire: this.retire } : {}),
       warnings: this.warnings,
       ...(this.notModified !== undefined ? { notModified: this.notModified } : {}),
+      ...(this.requests ? { requests: this.requests } : {}),
     };
   }
 }
@@ -142,6 +155,7 @@ export function formatReport(r: ReportJson, opts: { maxItems?: number } = {}): s
       `  ${kind.padEnd(10)} read ${c.read}: ${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged, ${c.skipped} skipped, ${c.failed} failed${c.retired ? `; ${c.retired} retired` : ''}`,
     );
   }
+  if (r.requests) lines.push(`  requests  ${r.requests.total} sent, ${r.requests.retries} retried, ${r.requests.throttled} throttled (429)`);
   if (r.retire) {
     const t = r.retire;
     lines.push(`  retire (${t.policy}): ${t.candidates} vanished, ${t.retired} retired${t.refused ? ` — REFUSED: ${t.reason}` : ''}`);

@@ -130,3 +130,38 @@ describe('the worker as a service', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
   });
 });
+
+describe('the same import delivered twice', () => {
+  it('runs once at a time: the second delivery waits for the first and then writes nothing', async () => {
+    const env = await testSite({ latencyMs: 3 });
+    const feed = await feedServer(generateIcsFeed({ events: 80, seed: 5 }));
+    const prefix = testPrefix();
+    process.env.SB_PW = PASSWORD;
+    const config = parseConfig({ sites: [{ name: 'sb', restRoot: env.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PW' } }], sources: [{ name: 'twice', kind: 'ics', site: 'sb', url: feed.url, allow: ['127.0.0.1'], pastDays: 3650, horizonDays: 3650 }] });
+    // Two workers, as two machines would be; each may pick up one delivery at the same moment.
+    const a = await startWorkers({ config, redisUrl: redisUrl(), jobs: JOBS, log, prefix, queues: ['import'] });
+    const b = await startWorkers({ config, redisUrl: redisUrl(), jobs: JOBS, log, prefix, queues: ['import'] });
+    const queue = new Queue('import', { connection: bullConnection(redisUrl()), prefix });
+    const events = new QueueEvents('import', { connection: bullConnection(redisUrl()), prefix });
+    await events.waitUntilReady();
+    try {
+      const [j1, j2] = await Promise.all([queue.add('import-ics', { source: 'twice' }), queue.add('import-ics', { source: 'twice' })]);
+      const [r1, r2] = (await Promise.all([j1.waitUntilFinished(events, 60_000), j2.waitUntilFinished(events, 60_000)])) as { counts: { events: { created: number; unchanged: number; read: number } } }[];
+      const created = r1!.counts.events.created + r2!.counts.events.created;
+      const unchanged = r1!.counts.events.unchanged + r2!.counts.events.unchanged;
+      expect(created).toBe(r1!.counts.events.read);
+      expect(unchanged).toBe(r1!.counts.events.read);
+      expect(env.sandbox.stats().byRoute['POST /events']).toBe(created);
+      const all = env.sandbox.dump('en').events as { slug: string }[];
+      expect(new Set(all.map((e) => e.slug)).size).toBe(all.length);
+    } finally {
+      await a.close(5000);
+      await b.close(5000);
+      await events.close();
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+      await feed.close();
+      await env.close();
+    }
+  });
+});

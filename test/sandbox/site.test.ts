@@ -164,7 +164,9 @@ describe('faults and stats', () => {
       expect(r.status).toBe(429);
       expect(r.body.code).toBe('rest_too_many_requests');
       expect(r.headers['retry-after']).toBe('30');
-      await s.call('GET', '/events');
+      await s.call('GET', '/events'); // sent at once: may still have been in flight, not counted
+      await new Promise((r) => setTimeout(r, 120));
+      await s.call('GET', '/events'); // sent after reading the 429, long before Retry-After: counted
       await s.call('GET', '/venues'); // another path: no violation
       expect(s.sb.stats().retryAfterViolations).toBe(1);
       s.sb.setFaults({ throttleRate: 0 });

@@ -1,0 +1,138 @@
+import { createReadStream, readdirSync, readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { normalizeIcs } from '../../src/sources/ics/index.ts';
+import { CsvRefusedError, inspectCsv, readCsv, type CsvOptions } from '../../src/sources/csv/index.ts';
+import { prng } from '../../src/util/random.ts';
+import { corpus } from '../support/site.ts';
+
+/**
+ * Bad input must never crash or hang calsync: every corpus file plus generated mutations of it
+ * (truncation, byte flips, NUL bytes, invalid UTF-8, 1 MB lines, huge events, repeated BEGIN
+ * blocks, endless RRULEs…) is parsed within a time bound, and every VEVENT/row is accounted for.
+ * CALSYNC_FUZZ_CASES sets how many mutations run (a few thousand in CI, more in `npm run test:fuzz`).
+ */
+const CASES = Number(process.env.CALSYNC_FUZZ_CASES ?? 2400);
+const ICS = readdirSync(corpus('ics')).filter((f) => f.endsWith('.ics')).map((f) => [f, readFileSync(corpus('ics', f))] as const);
+const CSV = readdirSync(corpus('csv')).filter((f) => f.endsWith('.csv')).map((f) => [f, readFileSync(corpus('csv', f))] as const);
+const WINDOW = { from: new Date('1990-01-01T00:00:00Z'), to: new Date('2030-12-31T00:00:00Z') };
+
+type Mutator = (b: Buffer, r: () => number) => Buffer;
+const pick = <T>(r: () => number, a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
+const at = (b: Buffer, r: () => number) => Math.floor(r() * Math.max(1, b.length));
+
+const COMMON: Record<string, Mutator> = {
+  truncate: (b, r) => b.subarray(0, at(b, r)),
+  byteFlips: (b, r) => {
+    const c = Buffer.from(b);
+    for (let i = 0; i < 1 + Math.floor(r() * 20); i++) c[at(c, r)] = Math.floor(r() * 256);
+    return c;
+  },
+  nulBytes: (b, r) => {
+    const c = Buffer.from(b);
+    for (let i = 0; i < 5; i++) c[at(c, r)] = 0;
+    return c;
+  },
+  invalidUtf8: (b, r) => {
+    const i = at(b, r);
+    return Buffer.concat([b.subarray(0, i), Buffer.from([0xc3, 0x28, 0xff, 0xfe, 0xe2, 0x82]), b.subarray(i)]);
+  },
+  megabyteLine: (b, r) => {
+    const i = at(b, r);
+    return Buffer.concat([b.subarray(0, i), Buffer.from(`X-JUNK:${'a'.repeat(1024 * 1024)}\r\n`), b.subarray(i)]);
+  },
+  duplicateHalf: (b, r) => Buffer.concat([b, b.subarray(at(b, r))]),
+};
+
+const ICS_ONLY: Record<string, Mutator> = {
+  endlessRrule: (b) => Buffer.from(b.toString('latin1').replace(/END:VEVENT/, 'RRULE:FREQ=SECONDLY\r\nEND:VEVENT'), 'latin1'),
+  repeatedBegin: () => Buffer.from(`BEGIN:VCALENDAR\r\n${'BEGIN:VEVENT\r\n'.repeat(20_000)}END:VCALENDAR\r\n`),
+  hugeEvent: () => Buffer.from(`BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:big\r\nDTSTART:20250101T100000Z\r\nSUMMARY:big\r\n${Array.from({ length: 100_000 }, (_, i) => `X-P${i}:v`).join('\r\n')}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n`),
+  badDates: (b) => Buffer.from(b.toString('latin1').replace(/DTSTART([^:\r\n]*):\d{8}/, 'DTSTART$1:20251399'), 'latin1'),
+};
+
+const CSV_ONLY: Record<string, Mutator> = {
+  tenThousandColumns: (b) => Buffer.concat([Buffer.from(`${Array.from({ length: 10_000 }, (_, i) => `c${i}`).join(',')}\n`), b]),
+  unbalancedQuote: (b, r) => {
+    const i = at(b, r);
+    return Buffer.concat([b.subarray(0, i), Buffer.from('"'), b.subarray(i)]);
+  },
+  mixedEncodings: (b) => Buffer.concat([b, Buffer.from('\nÜberraschung,2025-01-01,2025-01-01\n', 'latin1'), Buffer.from('Überraschung,2025-01-02,2025-01-02\n', 'utf8')]),
+};
+
+function timedMs(fn: () => void): number {
+  const t = performance.now();
+  fn();
+  return performance.now() - t;
+}
+
+describe('ICS: corpus mutations never crash or hang, and every VEVENT is accounted for', () => {
+  const mutators = Object.entries({ ...COMMON, ...ICS_ONLY });
+  it(`${Math.ceil(CASES / 2)} mutations`, () => {
+    const r = prng(20261122);
+    let slowest = 0;
+    for (let i = 0; i < Math.ceil(CASES / 2); i++) {
+      const [file, bytes] = pick(r, ICS);
+      const [name, mutate] = pick(r, mutators);
+      const input = mutate(bytes, r);
+      let ok = true;
+      const ms = timedMs(() => {
+        const { items, summary } = normalizeIcs(new Uint8Array(input), { sourceKey: 'fuzz', sourceName: `${file}~${name}`, window: WINDOW, maxOccurrencesPerSeries: 2000 });
+        const a = summary.accounting;
+        ok = a.drafted + a.failed + a.outsideWindow + a.superseded === summary.vevents && items.every((x) => x.ok || x.failure.reason.length > 0);
+      });
+      expect(ok, `${file} ~ ${name}`).toBe(true);
+      expect(ms, `${file} ~ ${name} took ${ms} ms`).toBeLessThan(15_000);
+      slowest = Math.max(slowest, ms);
+    }
+    expect(slowest).toBeLessThan(15_000);
+  });
+
+  it('a broken VEVENT does not take the valid ones beside it down', () => {
+    for (const [file, bytes] of ICS) {
+      const text = bytes.toString('latin1');
+      if (!text.includes('END:VEVENT')) continue;
+      const clean = normalizeIcs(new Uint8Array(bytes), { sourceKey: 'x', sourceName: file, window: WINDOW });
+      const broken = Buffer.from(text.replace(/END:VEVENT/, 'END:VEVENT\r\nBEGIN:VEVENT\r\nUID:garbage\r\nDTSTART:not-a-date\r\nSUMMARY\r\nEND:VEVENT'), 'latin1');
+      const dirty = normalizeIcs(new Uint8Array(broken), { sourceKey: 'x', sourceName: file, window: WINDOW });
+      expect(dirty.summary.accounting.drafted, file).toBe(clean.summary.accounting.drafted);
+      expect(dirty.items.filter((x) => !x.ok).length, file).toBe(clean.items.filter((x) => !x.ok).length + 1);
+    }
+  });
+});
+
+describe('CSV: corpus mutations never crash or hang, and every row is accounted for', () => {
+  const mutators = Object.entries({ ...COMMON, ...CSV_ONLY });
+  it(`${Math.floor(CASES / 2)} mutations`, async () => {
+    const r = prng(4242);
+    for (let i = 0; i < Math.floor(CASES / 2); i++) {
+      const [file, bytes] = pick(r, CSV);
+      const [name, mutate] = pick(r, mutators);
+      const input = mutate(bytes, r);
+      const open = () => Readable.from([input]);
+      const opts: CsvOptions = { kind: 'events', sourceKey: 'fuzz', sourceName: `${file}~${name}` };
+      const t = performance.now();
+      try {
+        const inspection = await inspectCsv(open, opts);
+        let n = 0;
+        for await (const item of readCsv(open, opts, inspection)) {
+          n++;
+          if (!item.result.ok) expect(item.result.failure.reason.length).toBeGreaterThan(0);
+        }
+        expect(n, `${file} ~ ${name}`).toBe(inspection.rows);
+      } catch (err) {
+        // A whole-file refusal is allowed, but only with a reason; anything else is a crash.
+        expect(err, `${file} ~ ${name}: ${(err as Error).message}`).toBeInstanceOf(CsvRefusedError);
+      }
+      expect(performance.now() - t, `${file} ~ ${name}`).toBeLessThan(15_000);
+    }
+  });
+
+  it('reads the real corpus files from disk the same way (streams)', async () => {
+    for (const [file] of CSV) {
+      const open = () => createReadStream(corpus('csv', file));
+      const opts: CsvOptions = { kind: 'events', sourceKey: 'disk', sourceName: file };
+      await inspectCsv(open, opts).catch((e) => expect(e).toBeInstanceOf(CsvRefusedError));
+    }
+  });
+});
