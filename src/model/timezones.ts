@@ -317,15 +317,21 @@ function zoneByCity(city: string): string | undefined {
  * links like `US/Eastern` become `America/New_York`), a Windows id or display label, `US-Eastern` style
  * dashes, an unknown region with a known city (`Germany/Berlin`), or an offset label (`UTC+2`).
  */
+const MAX_ZONE_NAME = 200;
+
 export function resolveZoneName(raw: string): ResolvedZoneName | undefined {
   const name = raw.trim().replace(/^"+|"+$/g, '').trim();
-  if (!name) return undefined;
+  // No real zone id or Windows label comes near this; damaged input (a whole line swallowed by an
+  // unclosed quote) must not reach the matching below.
+  if (!name || name.length > MAX_ZONE_NAME) return undefined;
   const iana = canonicalZone(name);
   if (iana) return { zone: iana, via: iana === name ? 'iana' : 'alias' };
   const win = windowsZoneToIana(name);
   if (win) return { zone: win, via: 'windows' };
   // "/mozilla.org/20070129_1/Europe/Berlin" and similar prefixed ids.
-  const tail = /([A-Za-z_]+\/[A-Za-z_+-]+(?:\/[A-Za-z_+-]+)?)$/.exec(name)?.[1];
+  // (Split, not an unanchored regex: that was quadratic on long runs of letters.)
+  const segs = name.split('/');
+  const tail = [3, 2].map((k) => segs.slice(-k).join('/')).find((t) => /^[A-Za-z_]+\/[A-Za-z_+-]+(?:\/[A-Za-z_+-]+)?$/.test(t));
   if (tail && tail !== name) {
     const z = canonicalZone(tail);
     if (z) return { zone: z, via: 'alias' };

@@ -200,3 +200,18 @@ describe('all-day and end times', () => {
     expect(f.end_date > f.start_date).toBe(true);
   });
 });
+
+describe('regression: a 1 MB line swallowed by an unclosed TZID quote (found by the fuzz suite)', () => {
+  it('resolves zone names in linear time and still reads the events around it', async () => {
+    const { normalizeIcs } = await import('../../src/sources/ics/index.ts');
+    const ics = [
+      'BEGIN:VCALENDAR', 'BEGIN:VEVENT', 'UID:ok-1', 'DTSTART:20250101T100000Z', 'SUMMARY:fine', 'END:VEVENT',
+      'BEGIN:VEVENT', 'UID:bad', `DTSTART;TZID="(UTC-X-JUNK:${'a'.repeat(1024 * 1024)}`, 'SUMMARY:broken', 'END:VEVENT',
+      'BEGIN:VEVENT', 'UID:ok-2', 'DTSTART:20250102T100000Z', 'SUMMARY:fine too', 'END:VEVENT', 'END:VCALENDAR', '',
+    ].join('\r\n');
+    const t = performance.now();
+    const { items } = normalizeIcs(new TextEncoder().encode(ics), { sourceKey: 'r', sourceName: 'r.ics', window: { from: new Date('2024-01-01'), to: new Date('2026-01-01') } });
+    expect(performance.now() - t).toBeLessThan(3000);
+    expect(items.filter((i) => i.ok).map((i) => (i.ok ? i.draft.title : ''))).toEqual(expect.arrayContaining(['fine', 'fine too']));
+  });
+});
