@@ -369,7 +369,18 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
   const runSeries = (e: RawEvent, f: Frame, span: Span, replaced: Selector[], reach: number, uid: string): Occ[] => {
     const seriesBudget: Budget = { remaining: Math.min(PER_SERIES_WORK, Math.max(0, budget.remaining)) };
     const granted = seriesBudget.remaining;
-    const res = expandSeries({ event: e, frame: f, span, replaced, window: { from, to }, reach, cap, budget: seriesBudget, ctx });
+    if (!e.dtstart) {
+      fail(e, 'no usable DTSTART for its recurrence');
+      return [];
+    }
+    let res: ReturnType<typeof expandSeries>;
+    try {
+      res = expandSeries({ event: e, frame: f, span, replaced, window: { from, to }, reach, cap, budget: seriesBudget, ctx });
+    } catch (err) {
+      // Damage nothing else caught must cost this VEVENT only, never the whole file.
+      fail(e, `its recurrence could not be expanded: ${(err as Error).message}`);
+      return [];
+    }
     budget.remaining -= granted - Math.max(0, seriesBudget.remaining);
     if (res.truncated) warn(`UID ${uid}: more than ${cap} occurrences in the window; only the first ${cap} kept`);
     if (res.exhausted) {
