@@ -72,8 +72,8 @@ export async function runSyncAll(list: SyncParams[], run: (p: SyncParams) => Pro
 }
 
 /**
- * `sync-site`: one job per site pair (all its languages). Jobs are added with a deduplication id
- * per pair (see `dedupIdFor`), so two syncs of the same pair never run at once.
+ * `sync-site`: one job per site pair (all its languages). A Redis lock per pair (see
+ * `dedupIdFor`) keeps two syncs of the same pair from running at once.
  */
 export const syncSiteJob = defineJob({
   name: 'sync-site',

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { ReportJson } from '../sync/report.ts';
+import { reportExitCode, type ReportJson } from '../sync/report.ts';
 
 export const RunRecord = z.object({
   id: z.string(),
@@ -42,12 +42,11 @@ export class RunHistory {
       .filter((i) => i.outcome === 'failed')
       .slice(0, MAX_FAILURES_KEPT)
       .map((i) => ({ kind: i.kind, slug: i.slug, ref: i.origin ? `${i.origin.source}${i.origin.line !== undefined ? `:${i.origin.line}` : i.origin.uid ? ` UID ${i.origin.uid}` : ''}` : undefined, reason: i.reason ?? '' }));
-    const anyFailed = Object.values(report.counts).some((c) => c.failed > 0) || report.retire?.refused || (report.retire?.failed ?? 0) > 0;
     return {
       id: report.run.id,
       name,
       kind: report.run.kind,
-      status: anyFailed ? 'partial' : 'ok',
+      status: reportExitCode(report) === 2 ? 'partial' : 'ok',
       startedAt: report.run.startedAt,
       durationMs: report.run.durationMs ?? 0,
       counts: report.counts as RunRecord['counts'],

@@ -157,4 +157,3 @@ function isGone(err: unknown): boolean {
   return isNotFound(err) || (err instanceof ApiError && (err.status === 403 || err.status === 410));
 }
 
-export { isNotFound };

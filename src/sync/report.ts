@@ -106,13 +106,8 @@ export class RunReport {
     r.throttled += s.throttled;
   }
 
-  get failed(): number {
-    return ITEM_KINDS.reduce((n, k) => n + this.counts[k].failed, 0) + (this.retire?.refused ? 1 : 0) + (this.retire?.failed ?? 0);
-  }
-
-  /** 0 nothing failed, 2 some items failed (or a retirement was refused by the guard). */
   exitCode(): 0 | 2 {
-    return this.failed > 0 ? 2 : 0;
+    return reportExitCode(this.toJSON());
   }
 
   finish(): ReportJson {
@@ -133,6 +128,15 @@ export class RunReport {
       ...(this.requests ? { requests: this.requests } : {}),
     };
   }
+}
+
+/**
+ * The exit code of a finished run: 0 nothing failed, 2 some item failed, a retirement failed, or
+ * the mass-deletion guard refused one. (1, the run failed as a whole, is a thrown error.)
+ */
+export function reportExitCode(r: Pick<ReportJson, 'counts' | 'retire'>): 0 | 2 {
+  const failed = Object.values(r.counts).some((c) => c.failed > 0) || Boolean(r.retire?.refused) || (r.retire?.failed ?? 0) > 0;
+  return failed ? 2 : 0;
 }
 
 export function originRef(origin: Origin | undefined): string {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { CsvImportOptions, csvParams } from '../../../jobs/import-csv.ts';
 import { runCsvImport } from '../../runs/import-csv.ts';
-import { formatReport } from '../../sync/report.ts';
+import { formatReport, reportExitCode } from '../../sync/report.ts';
 import { createLogger } from '../../util/log.ts';
 import { ProgressLine } from '../progress.ts';
 import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
@@ -75,7 +75,7 @@ Exit codes: 0 nothing failed, 2 some rows failed, 1 the run failed as a whole (e
         const report = await runCsvImport(csvParams(options, config, { allowFiles: true }), { redis: r.redis, prefix: g.prefix, log, onProgress: progress.update });
         progress.done();
         process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}${report.rejectsFile ? `\n  rejected rows written to ${report.rejectsFile}` : ''}\n`);
-        setExit(Object.values(report.counts).some((c) => c.failed > 0) ? 2 : 0);
+        setExit(reportExitCode(report));
       } finally {
         await r.stop();
       }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { IcsImportOptions, icsParams } from '../../../jobs/import-ics.ts';
 import { runIcsImport } from '../../runs/import-ics.ts';
-import { formatReport } from '../../sync/report.ts';
+import { formatReport, reportExitCode } from '../../sync/report.ts';
 import { createLogger } from '../../util/log.ts';
 import { ProgressLine } from '../progress.ts';
 import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
@@ -71,14 +71,9 @@ Exit codes: 0 nothing failed, 2 some items failed, 1 the run failed as a whole.`
         const report = await runIcsImport(icsParams(options, config, { allowFiles: true }), { redis: r.redis, prefix: g.prefix, log, onProgress: progress.update });
         progress.done();
         process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
-        setExit(report.notModified ? 0 : exitFor(report));
+        setExit(reportExitCode(report));
       } finally {
         await r.stop();
       }
     });
-}
-
-function exitFor(report: { counts: Record<string, { failed: number }>; retire?: { refused: boolean; failed?: number } }): number {
-  const failed = Object.values(report.counts).some((c) => c.failed > 0) || report.retire?.refused || (report.retire?.failed ?? 0) > 0;
-  return failed ? 2 : 0;
 }

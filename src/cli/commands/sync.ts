@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { SyncOptions, runSyncAll, syncParams } from '../../../jobs/sync-site.ts';
 import { runSiteSync } from '../../runs/sync-site.ts';
-import { formatReport } from '../../sync/report.ts';
+import { formatReport, reportExitCode } from '../../sync/report.ts';
 import { createLogger } from '../../util/log.ts';
 import { ProgressLine } from '../progress.ts';
 import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
@@ -58,8 +58,7 @@ Examples:
         const report = await runSyncAll(syncParams(options, config), (p) => runSiteSync(p, { redis: r.redis, prefix: g.prefix, log, onProgress: progress.update }));
         progress.done();
         process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
-        const failed = Object.values(report.counts).some((c) => c.failed > 0) || report.retire?.refused;
-        setExit(failed ? 2 : 0);
+        setExit(reportExitCode(report));
       } finally {
         await r.stop();
       }

@@ -5,7 +5,7 @@ import { JOB_KINDS, QUEUES, type QueueName } from '../../queue/names.ts';
 import { reconcileSchedulers } from '../../queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../queue/worker.ts';
 import { bullConnection } from '../../queue/connection.ts';
-import { formatReport, type ReportJson } from '../../sync/report.ts';
+import { formatReport, reportExitCode, type ReportJson } from '../../sync/report.ts';
 import { createLogger } from '../../util/log.ts';
 import { ProgressLine } from '../progress.ts';
 import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
@@ -89,8 +89,7 @@ export function registerWorker(program: Command, globals: () => GlobalOptions, s
           const result = (await job.waitUntilFinished(events)) as ReportJson;
           progress.done();
           process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : result?.counts ? `${formatReport(result)}\n` : `${JSON.stringify(result)}\n`);
-          const failed = result?.counts && Object.values(result.counts).some((c) => c.failed > 0);
-          setExit(failed ? 2 : 0);
+          setExit(result?.counts ? reportExitCode(result) : 0);
         } catch (err) {
           progress.done();
           process.stderr.write(`job ${job.id} failed: ${(err as Error).message}\n`);

@@ -5,7 +5,6 @@ import { EventDraft as EventDraftSchema } from '../../model/draft.ts';
 import { slugify } from '../../model/identity.ts';
 import { decodeEntities } from '../../util/entities.ts';
 
-export { decodeEntities };
 
 /** Target slug of a copied record: `<source-site-key>-<source slug or id>`, stable across runs. */
 export function copiedSlug(sourceSiteKey: string, slug: string | undefined, id: number): string {
