@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { CalendarClient, isNotFound, type EventRecord, type EventListQuery, type TermRecord } from '../api/index.ts';
 import type { ResolvedSite } from '../config/sites.ts';
-import type { EventDraft, Normalized } from '../model/draft.ts';
+import { fingerprint } from '../model/fingerprint.ts';
 import type { Language } from '../model/languages.ts';
-import { eventDraftFromRecord } from '../sources/site/normalize.ts';
-import { SiteWriter, type OnEdit } from '../sync/events.ts';
+import { copiedSlug, DRAFT_VERSION, eventDraftFromRecord, eventLinksFromRecord } from '../sources/site/normalize.ts';
+import { SiteWriter, type OnEdit, type PlannedEvent } from '../sync/events.ts';
+import type { Ledger } from '../sync/ledger.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
 import type { RetirePolicy } from '../sync/retire.ts';
 import { clientHooks, ledgerFor, RunFailedError, type RunContext } from './context.ts';
@@ -21,75 +22,195 @@ export interface SyncParams {
   dryRun: boolean;
   forceRetire?: boolean;
   maxRetireShare?: number;
-  /** Source events per batch (one page). @defaultValue 50 */
+  /** Source events per page (one unit of work for a worker). @defaultValue 50 */
   pageSize?: number;
+  /** See SETTLED_MS; tests that edit a source within seconds set 0. */
+  settledMs?: number;
+}
+
+/** One page of a sync's plan: events resolved to full target bodies, ready for any worker to write. */
+export interface SyncPage {
+  index: number;
+  items: PlannedEvent[];
+}
+
+/** What the retirement at the end of a language needs from the plan. */
+export interface SyncPlan {
+  pages: number;
+  seen: string[];
+  cancelled: string[];
 }
 
 const fmt = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
 
 /**
- * Copies one site's events (with their venues, organizers, categories and tags) into another for
- * one language: pages of source events → drafts with stable target slugs → the shared writer
- * (unchanged ones cost no request) → retire what vanished or was trashed at the source.
+ * `modified_utc` has one-second precision: an edit in the same second as our read would carry
+ * the same value. Only values older than this (by our clock, allowing for skew) may skip rendering.
  */
-export async function runSiteSync(p: SyncParams, ctx: RunContext = {}): Promise<ReportJson> {
-  const sourceKey = `sync-${p.from.key}`;
-  const report = new RunReport({ id: ctx.runId ?? randomUUID(), kind: 'sync-site', source: p.from.name, site: p.to.name, language: p.lang, dryRun: p.dryRun });
-  const source = new CalendarClient({ ...p.from.connection, language: p.lang, ...clientHooks(ctx, p.from.key) });
-  const target = new CalendarClient({ ...p.to.connection, language: p.lang, ...clientHooks(ctx, p.to.key) });
-  const ledger = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: sourceKey });
-  const toDraft = (r: EventRecord, categoriesById: Map<number, TermRecord>): Normalized<EventDraft> =>
-    eventDraftFromRecord(r, { sourceSiteKey: p.from.key, sourceName: p.from.name, categoriesById });
-  try {
+const SETTLED_MS = 5 * 60_000;
+
+export function syncReport(p: SyncParams, ctx: RunContext, runId = ctx.runId ?? randomUUID()): RunReport {
+  return new RunReport({ id: runId, kind: 'sync-site', source: p.from.name, site: p.to.name, language: p.lang, dryRun: p.dryRun });
+}
+
+/**
+ * One language of a site-to-site sync, in three steps that may run in different jobs:
+ * `plan` reads the source, resolves terms, venues and organizers on the target (writing those)
+ * and hands out pages of planned events; `write` writes a page (unchanged events cost no request);
+ * `retire` applies the retire policy to what the source no longer has.
+ */
+export class SiteSync {
+  readonly p: SyncParams;
+  readonly report: RunReport;
+  readonly writer: SiteWriter;
+  private readonly ctx: RunContext;
+  private readonly sourceKey: string;
+  private readonly ledger: Ledger;
+  private readonly target: CalendarClient;
+  private source?: CalendarClient;
+
+  constructor(p: SyncParams, ctx: RunContext, report: RunReport) {
+    this.p = p;
+    this.ctx = ctx;
+    this.report = report;
+    this.sourceKey = `sync-${p.from.key}`;
+    this.target = new CalendarClient({ ...p.to.connection, language: p.lang, ...clientHooks(ctx, p.to.key) });
+    this.ledger = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: this.sourceKey });
+    const termMemo = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: `${this.sourceKey}-terms` });
+    this.writer = new SiteWriter({ client: this.target, ledger: this.ledger, report, sourceKey: this.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, createTerms: true, updateTerms: true, termMemo, concurrency: p.to.concurrency, signal: ctx.signal });
+  }
+
+  /** Reads the source window page by page; `onPage` receives each page once its links are resolved. */
+  async plan(onPage: (page: SyncPage) => Promise<void>): Promise<SyncPlan> {
+    const { p, ctx } = this;
+    const source = (this.source ??= new CalendarClient({ ...p.from.connection, language: p.lang, ...clientHooks(ctx, p.from.key) }));
     // The source's category tree, so parents can be created first on the target.
     const categoriesById = new Map<number, TermRecord>();
     for await (const t of source.categories.iterate({ hide_empty: false, per_page: 50 }, { lang: p.lang })) categoriesById.set(t.id, t);
-
-    const writer = new SiteWriter({ client: target, ledger, report, sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, createTerms: true, updateTerms: true, concurrency: p.to.concurrency, signal: ctx.signal });
-    const query: EventListQuery = {
+    const pageSize = p.pageSize ?? 50;
+    const query = {
       start_date: fmt(p.window.from),
       end_date: fmt(p.window.to),
       status: 'publish',
-      per_page: p.pageSize ?? 50,
+      per_page: Math.min(pageSize, 50),
       ...(p.categories?.length ? { categories: p.categories } : {}),
       ...(p.tags?.length ? { tags: p.tags } : {}),
     } as EventListQuery;
-    let batch: Normalized<EventDraft>[] = [];
+
+    let pages = 0;
     let done = 0;
+    const flush = async (records: EventRecord[]) => {
+      if (records.length === 0) return;
+      await onPage({ index: pages++, items: await this.planRecords(records, categoriesById) });
+      done += records.length;
+      await ctx.onProgress?.({ phase: 'plan', done });
+    };
+    let batch: EventRecord[] = [];
     for await (const r of source.events.iterate(query, { lang: p.lang, concurrency: 4 })) {
       if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
-      batch.push(toDraft(r, categoriesById));
-      if (batch.length >= (p.pageSize ?? 50)) {
-        await writer.writeEvents(batch);
-        done += batch.length;
+      batch.push(r);
+      if (batch.length >= pageSize) {
+        await flush(batch);
         batch = [];
-        await ctx.onProgress?.({ phase: 'sync', done });
       }
     }
-    if (batch.length) await writer.writeEvents(batch);
-    done += batch.length;
+    await flush(batch);
+    // Events hidden from listings are not listed by the source: fetch the ones copied before by id.
+    await flush(await this.hiddenRecords(source));
+    return { pages, seen: [...this.writer.seen], cancelled: [...this.writer.cancelled] };
+  }
 
-    // Events hidden from listings are not listed by the source: fetch the ones we copied before by id.
-    const hidden: Normalized<EventDraft>[] = [];
-    for await (const [slug, e] of ledger.entries('events')) {
-      if (writer.seen.has(slug) || !e.src) continue;
+  /**
+   * Source records → planned events. An event the source has not modified since it was written,
+   * whose terms, venue and organizers resolve to the same ids, is not rendered again.
+   */
+  private async planRecords(records: EventRecord[], categoriesById: Map<number, TermRecord>): Promise<PlannedEvent[]> {
+    const { p } = this;
+    const opts = { sourceSiteKey: p.from.key, sourceName: p.from.name, categoriesById };
+    const slugOf = (r: EventRecord) => copiedSlug(p.from.key, r.slug, r.id);
+    const known = await this.ledger.getMany('events', records.map(slugOf));
+    const settledBefore = fmt(new Date(Date.now() - (p.settledMs ?? SETTLED_MS)));
+    const srcMod = (r: EventRecord) => (r.modified_utc && r.modified_utc <= settledBefore ? `v${DRAFT_VERSION}:${r.modified_utc}` : undefined);
+    const untouched: PlannedEvent[] = [];
+    const render: EventRecord[] = [];
+    for (const r of records) {
+      const entry = known.get(slugOf(r));
+      const mod = srcMod(r);
+      if (entry?.srcMod === undefined || entry.srcMod !== mod || entry.links === undefined) {
+        render.push(r);
+        continue;
+      }
+      const { ids } = await this.writer.resolveLinks(eventLinksFromRecord(r, opts));
+      const origin = { source: p.from.name, ref: String(r.id) };
+      if (fingerprint(ids) !== entry.links) render.push(r);
+      else if (this.writer.admit(slugOf(r), origin)) untouched.push({ slug: slugOf(r), origin, untouched: entry.id });
+    }
+    const byRef = new Map(render.map((r) => [String(r.id), r]));
+    const planned = await this.writer.plan(render.map((r) => eventDraftFromRecord(r, opts)), (d) => {
+      const r = d.origin.ref !== undefined ? byRef.get(d.origin.ref) : undefined;
+      return { srcMod: r ? srcMod(r) : undefined };
+    });
+    return [...untouched, ...planned];
+  }
+
+  private async hiddenRecords(source: CalendarClient): Promise<EventRecord[]> {
+    const { p } = this;
+    const out: EventRecord[] = [];
+    for await (const [slug, e] of this.ledger.entries('events')) {
+      if (this.writer.seen.has(slug) || this.writer.cancelled.has(slug) || !e.src) continue;
+      // Only those that were in this window when written: one request each, so keep them few.
+      if (e.start && (e.start < p.window.from.toISOString() || e.start > p.window.to.toISOString())) continue;
       try {
         const r = await source.events.get(Number(e.src), { lang: p.lang });
         const inWindow = r.start_date >= fmt(p.window.from).slice(0, 10) && r.end_date <= fmt(p.window.to);
-        if (r.status === 'publish' && r.hide_from_listings && inWindow) hidden.push(toDraft(r, categoriesById));
+        if (r.status === 'publish' && r.hide_from_listings && inWindow) out.push(r);
       } catch (err) {
+        // Gone at the source (404/403/410): retirement handles it.
         if (!isNotFound(err) && !(err as { status?: number }).status) throw err;
       }
     }
-    if (hidden.length) await writer.writeEvents(hidden);
-    await ctx.onProgress?.({ phase: 'sync', done: done + hidden.length, total: done + hidden.length });
+    return out;
+  }
 
-    await writer.retire({ policy: p.retire, window: p.window, maxShare: p.maxRetireShare, force: p.forceRetire });
+  write(page: SyncPage): Promise<void> {
+    return this.writer.writePlanned(page.items);
+  }
+
+  /** Retires what vanished from (or was trashed at) the source; `plan` is given when another job planned. */
+  async retire(plan?: Pick<SyncPlan, 'seen' | 'cancelled'>): Promise<void> {
+    for (const s of plan?.seen ?? []) this.writer.seen.add(s);
+    for (const s of plan?.cancelled ?? []) this.writer.cancelled.add(s);
+    await this.writer.retire({ policy: this.p.retire, window: this.p.window, maxShare: this.p.maxRetireShare, force: this.p.forceRetire });
+  }
+
+  async close(): Promise<void> {
+    if (this.source) {
+      this.report.countRequests(this.source.stats());
+      await this.source.close();
+    }
+    this.report.countRequests(this.target.stats());
+    await this.target.close();
+  }
+}
+
+/**
+ * One language of a sync in this process (the CLI): plan, writing each page as soon as it is
+ * planned, then retire. The queue runs the same steps as a flow of jobs (jobs/sync-site.ts).
+ */
+export async function runSiteSync(p: SyncParams, ctx: RunContext = {}): Promise<ReportJson> {
+  const report = syncReport(p, ctx);
+  const sync = new SiteSync(p, ctx, report);
+  try {
+    let written = 0;
+    const plan = await sync.plan(async (page) => {
+      await sync.write(page);
+      written += page.items.length;
+      await ctx.onProgress?.({ phase: 'sync', done: written });
+    });
+    await ctx.onProgress?.({ phase: 'sync', done: written, total: written });
+    await sync.retire(plan);
   } finally {
-    report.countRequests(source.stats());
-    await source.close();
-    report.countRequests(target.stats());
-    await target.close();
+    await sync.close();
   }
   return report.finish();
 }

@@ -1,6 +1,6 @@
 import type { CalendarClient, EventRecord } from '../api/index.ts';
 import { ApiError, SlugMismatchError, isNotFound } from '../api/index.ts';
-import type { EventDraft, ItemFailure, Normalized } from '../model/draft.ts';
+import type { EventDraft, ItemFailure, Normalized, Origin, OrganizerDraft, TermDraft, VenueDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import { slugFor } from '../model/identity.ts';
 import type { Language } from '../model/languages.ts';
@@ -30,13 +30,44 @@ export interface SiteWriterOptions {
   signal?: AbortSignal;
   /** Update terms matched by slug when their name/description/parent changed (sync). */
   updateTerms?: boolean;
+  /** Sync's source→target term map (see TermResolver `memo`). */
+  termMemo?: Ledger;
 }
 
-interface Planned {
-  draft: EventDraft;
+/**
+ * An event ready to be written: its body resolved to site ids. Plain JSON, so a plan made by one
+ * worker can be stored in Redis and written by another (sync pages).
+ */
+export interface PlannedWrite {
   slug: string;
+  origin: Origin;
   body: EventBody;
   fp: string;
+  notes: string[];
+  /** Source `modified_utc` and resolved-links fingerprint, kept in the ledger (sync, see `untouched`). */
+  srcMod?: string;
+  links?: string;
+}
+
+/** A source event untouched since calsync last wrote it, with the same linked ids: no body was rendered. */
+export interface PlannedUntouched {
+  slug: string;
+  origin: Origin;
+  untouched: number;
+}
+
+export type PlannedEvent = PlannedWrite | PlannedUntouched;
+
+/** What an event links to, before resolution to site ids. */
+export interface EventLinks {
+  categories: TermDraft[];
+  tags: TermDraft[];
+  venue?: VenueDraft;
+  organizers: OrganizerDraft[];
+}
+
+export interface ResolvedLinks {
+  ids: { categories: number[]; tags: number[]; venue?: number; organizers: number[] };
   notes: string[];
 }
 
@@ -60,11 +91,11 @@ export class SiteWriter {
   readonly seen = new Set<string>();
   readonly cancelled = new Set<string>();
   private readonly firstOrigin = new Map<string, string>();
-  private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal'>> & Pick<SiteWriterOptions, 'lang' | 'signal'>;
+  private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal' | 'termMemo'>> & Pick<SiteWriterOptions, 'lang' | 'signal' | 'termMemo'>;
 
   constructor(opts: SiteWriterOptions) {
     this.o = { dryRun: false, onEdit: 'overwrite', status: 'publish', createTerms: true, concurrency: 8, updateTerms: false, ...opts };
-    this.terms = new TermResolver(opts.client, { lang: opts.lang, createTerms: this.o.createTerms, dryRun: this.o.dryRun, report: opts.report, updateTerms: this.o.updateTerms });
+    this.terms = new TermResolver(opts.client, { lang: opts.lang, createTerms: this.o.createTerms, dryRun: this.o.dryRun, report: opts.report, updateTerms: this.o.updateTerms, memo: opts.termMemo });
     this.linked = new LinkedResolver(opts.client, opts.ledger, { lang: opts.lang, dryRun: this.o.dryRun, status: this.o.status, report: opts.report });
   }
 
@@ -73,62 +104,87 @@ export class SiteWriter {
   }
 
   async writeEvents(items: Normalized<EventDraft>[]): Promise<void> {
-    const { report } = this.o;
-    const drafts: EventDraft[] = [];
-    for (const it of items) {
-      if (!it.ok) report.add({ kind: failureKind(it.failure), outcome: 'failed', reason: it.failure.reason, origin: it.failure.origin });
-      else drafts.push(it.draft);
-    }
-    const live: EventDraft[] = [];
-    for (const d of drafts) {
-      const slug = this.slugOf(d);
-      const where = `${d.origin.source}${d.origin.line !== undefined ? `:${d.origin.line}` : d.origin.uid ? ` UID ${d.origin.uid}` : ''}`;
-      const first = this.firstOrigin.get(slug);
-      if (first !== undefined) {
-        report.add({ kind: 'events', slug, outcome: 'skipped', reason: `duplicate of ${first} (same identity)`, origin: d.origin });
-        continue;
-      }
-      this.firstOrigin.set(slug, where);
-      if (d.cancelled) {
-        this.cancelled.add(slug);
-        report.add({ kind: 'events', slug, outcome: 'skipped', reason: 'cancelled in the source', origin: d.origin });
-        continue;
-      }
-      this.seen.add(slug);
-      live.push(d);
-    }
-    if (live.length === 0) return;
-
-    // Terms first (sequential per distinct term, cached), then venues/organizers in parallel.
-    const planned = await mapConcurrent(live, this.o.concurrency, async (d): Promise<Planned> => {
-      const notes: string[] = [];
-      const categories = await this.terms.resolveAll('categories', d.categories);
-      const tags = await this.terms.resolveAll('tags', d.tags);
-      let venue: number | undefined;
-      if (d.venue) {
-        venue = await this.linked.venue(d.venue);
-        if (venue === undefined) notes.push(`written without its venue "${d.venue.venue}" (see the venue's failure)`);
-      }
-      const organizers: number[] = [];
-      for (const o of d.organizers) {
-        const id = await this.linked.organizer(o);
-        if (id === undefined) notes.push(`written without its organizer "${o.organizer}" (see the organizer's failure)`);
-        else organizers.push(id);
-      }
-      const body = eventBody(d, { categories, tags, venue, organizers }, { status: this.o.status });
-      const slug = this.slugOf(d);
-      return { draft: d, slug, body, fp: fingerprint({ ...body, slug }), notes };
-    });
-
-    const known = await this.o.ledger.getMany('events', planned.map((p) => p.slug));
-    await mapConcurrent(planned, this.o.concurrency, (p) => this.writeOne(p, known.get(p.slug)));
+    await this.writePlanned(await this.plan(items));
   }
 
-  private async writeOne(p: Planned, entry: LedgerEntry | undefined): Promise<void> {
+  /**
+   * Reports failed drafts, duplicates and cancelled occurrences, marks the rest as seen and
+   * resolves their terms, venues and organizers (writing those as needed) into full event bodies.
+   */
+  async plan(items: Normalized<EventDraft>[], extra?: (d: EventDraft) => Pick<PlannedWrite, 'srcMod'>): Promise<PlannedWrite[]> {
+    const { report } = this.o;
+    const live: EventDraft[] = [];
+    for (const it of items) {
+      if (!it.ok) report.add({ kind: failureKind(it.failure), outcome: 'failed', reason: it.failure.reason, origin: it.failure.origin });
+      else if (this.admit(this.slugOf(it.draft), it.draft.origin, it.draft.cancelled)) live.push(it.draft);
+    }
+    // Terms first (sequential per distinct term, cached), then venues/organizers in parallel.
+    return mapConcurrent(live, this.o.concurrency, async (d): Promise<PlannedWrite> => {
+      const { ids, notes } = await this.resolveLinks(d);
+      const body = eventBody(d, ids, { status: this.o.status });
+      const slug = this.slugOf(d);
+      return { slug, origin: d.origin, body, fp: fingerprint({ ...body, slug }), notes, links: fingerprint(ids), ...extra?.(d) };
+    });
+  }
+
+  /**
+   * First sighting of a slug in this run: false (and reported) for a duplicate identity or a
+   * cancelled occurrence, which retirement then handles.
+   */
+  admit(slug: string, origin: Origin, cancelled = false): boolean {
+    const { report } = this.o;
+    const where = `${origin.source}${origin.line !== undefined ? `:${origin.line}` : origin.uid ? ` UID ${origin.uid}` : ''}`;
+    const first = this.firstOrigin.get(slug);
+    if (first !== undefined) {
+      report.add({ kind: 'events', slug, outcome: 'skipped', reason: `duplicate of ${first} (same identity)`, origin });
+      return false;
+    }
+    this.firstOrigin.set(slug, where);
+    if (cancelled) {
+      this.cancelled.add(slug);
+      report.add({ kind: 'events', slug, outcome: 'skipped', reason: 'cancelled in the source', origin });
+      return false;
+    }
+    this.seen.add(slug);
+    return true;
+  }
+
+  /** Site ids of an event's terms, venue and organizers; a link that could not be written becomes a note. */
+  async resolveLinks(d: EventLinks): Promise<ResolvedLinks> {
+    const notes: string[] = [];
+    const categories = await this.terms.resolveAll('categories', d.categories);
+    const tags = await this.terms.resolveAll('tags', d.tags);
+    let venue: number | undefined;
+    if (d.venue) {
+      venue = await this.linked.venue(d.venue);
+      if (venue === undefined) notes.push(`written without its venue "${d.venue.venue}" (see the venue's failure)`);
+    }
+    const organizers: number[] = [];
+    for (const o of d.organizers) {
+      const id = await this.linked.organizer(o);
+      if (id === undefined) notes.push(`written without its organizer "${o.organizer}" (see the organizer's failure)`);
+      else organizers.push(id);
+    }
+    return { ids: { categories, tags, venue, organizers }, notes };
+  }
+
+  /** Writes planned events; the ledger decides which need a request. */
+  async writePlanned(planned: PlannedEvent[]): Promise<void> {
+    if (planned.length === 0) return;
+    const known = await this.o.ledger.getMany('events', planned.map((p) => p.slug));
+    await mapConcurrent(planned, this.o.concurrency, async (p) => {
+      if ('untouched' in p) this.o.report.add({ kind: 'events', slug: p.slug, origin: p.origin, outcome: 'unchanged', siteId: p.untouched });
+      else await this.writeOne(p, known.get(p.slug));
+    });
+  }
+
+  private async writeOne(p: PlannedWrite, entry: LedgerEntry | undefined): Promise<void> {
     const { report, client, lang, ledger } = this.o;
-    const base = { kind: 'events' as const, slug: p.slug, origin: p.draft.origin };
+    const base = { kind: 'events' as const, slug: p.slug, origin: p.origin };
     const reason = p.notes.length ? p.notes.join('; ') : undefined;
     if (entry && entry.fp === p.fp) {
+      // Remember the source's newer modified_utc, so the next sync need not render this event again.
+      if (!this.o.dryRun && p.srcMod !== undefined && (entry.srcMod !== p.srcMod || entry.links !== p.links)) await ledger.set('events', p.slug, { ...entry, srcMod: p.srcMod, links: p.links });
       report.add({ ...base, outcome: 'unchanged', siteId: entry.id });
       return;
     }
@@ -162,7 +218,7 @@ export class SiteWriter {
       } else {
         ({ record, created } = await this.create(p));
       }
-      await ledger.set('events', p.slug, { fp: p.fp, id: record.id, modified: record.modified_utc, start: utcIso(record.utc_start_date), src: p.draft.origin.ref, at: new Date().toISOString() });
+      await ledger.set('events', p.slug, { fp: p.fp, id: record.id, modified: record.modified_utc, start: utcIso(record.utc_start_date), src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() });
       report.add({ ...base, outcome: created ? 'created' : 'updated', siteId: record.id, reason });
     } catch (err) {
       report.add({ ...base, outcome: 'failed', reason: (err as Error).message });
@@ -175,7 +231,7 @@ export class SiteWriter {
     return retireVanished({ client: o.client, ledger: o.ledger, report: o.report, lang: o.lang, seen: this.seen, cancelled: this.cancelled, dryRun: o.dryRun, concurrency: o.concurrency, ...opts });
   }
 
-  private async create(p: Planned): Promise<{ record: EventRecord; created: boolean }> {
+  private async create(p: PlannedWrite): Promise<{ record: EventRecord; created: boolean }> {
     const { client, lang } = this.o;
     try {
       return await client.events.upsertBySlug(p.slug, p.body, { lang });

@@ -15,11 +15,19 @@ export const LedgerEntry = z.object({
   slug: z.string().optional(),
   /** Source record id (sync), so hidden source events can be fetched by id. */
   src: z.string().optional(),
+  /**
+   * Sync: the source's `modified_utc` when we last read it (only once it is a few minutes old,
+   * since it has one-second precision) and a fingerprint of the linked ids written, so a later
+   * sync can skip rendering an event neither has changed for.
+   */
+  srcMod: z.string().optional(),
+  links: z.string().optional(),
   at: z.string(),
 });
 export type LedgerEntry = z.infer<typeof LedgerEntry>;
 
-export type LedgerKind = 'events' | 'venues' | 'organizers';
+/** `categories`/`tags` hold sync's source→target term map (see TermResolver `memo`). */
+export type LedgerKind = 'events' | 'venues' | 'organizers' | 'categories' | 'tags';
 
 /** Ledger per site + language + source (DESIGN "Identity and change detection"). */
 export interface Ledger {
@@ -119,7 +127,7 @@ export class RedisLedger implements Ledger {
 
 /** For inline runs without Redis: the run still creates no duplicates (upsert by slug), it only rewrites. */
 export class MemoryLedger implements Ledger {
-  private readonly maps: Record<LedgerKind, Map<string, LedgerEntry>> = { events: new Map(), venues: new Map(), organizers: new Map() };
+  private readonly maps: Record<LedgerKind, Map<string, LedgerEntry>> = { events: new Map(), venues: new Map(), organizers: new Map(), categories: new Map(), tags: new Map() };
   async getMany(kind: LedgerKind, slugs: string[]) {
     const out = new Map<string, LedgerEntry>();
     for (const s of slugs) {

@@ -4,6 +4,8 @@ import type { Language } from '../model/languages.ts';
 import type { TermDraft } from '../model/draft.ts';
 import { slugify } from '../model/identity.ts';
 import { nameKey } from '../util/entities.ts';
+import { fingerprint } from '../model/fingerprint.ts';
+import type { Ledger } from './ledger.ts';
 import type { RunReport } from './report.ts';
 
 export type Taxonomy = 'categories' | 'tags';
@@ -32,6 +34,11 @@ export interface TermResolverOptions {
   report: RunReport;
   /** Bring name/description/parent of terms matched by slug in line with the draft (sync). */
   updateTerms?: boolean;
+  /**
+   * Source term (by its slug) → target id, with the fingerprint of the term as last written: a
+   * sync whose source terms did not change resolves them from here without listing the target's.
+   */
+  memo?: Ledger;
 }
 
 /**
@@ -80,10 +87,23 @@ export class TermResolver {
     const key = `${tax}\u0000${d.slug ?? ''}\u0000${termKey(d.name)}`;
     let p = this.pending.get(key);
     if (!p) {
-      p = this.resolveOnce(tax, d);
+      p = this.opts.memo && d.slug ? this.resolveMemo(tax, d, d.slug, this.opts.memo) : this.resolveOnce(tax, d);
       this.pending.set(key, p);
     }
     return p;
+  }
+
+  private async resolveMemo(tax: Taxonomy, d: TermDraft, slug: string, memo: Ledger): Promise<number | undefined> {
+    const fp = fingerprint(d);
+    const known = (await memo.getMany(tax, [slug])).get(slug);
+    if (known?.fp === fp) {
+      this.opts.report.add({ kind: tax, slug, outcome: 'unchanged', siteId: known.id });
+      return known.id;
+    }
+    const failuresBefore = this.opts.report.counts[tax].failed;
+    const id = await this.resolveOnce(tax, d);
+    if (id !== undefined && id > 0 && !this.opts.dryRun && this.opts.report.counts[tax].failed === failuresBefore) await memo.set(tax, slug, { fp, id, at: new Date().toISOString() });
+    return id;
   }
 
   private async parentOf(tax: Taxonomy, d: TermDraft): Promise<number | undefined> {

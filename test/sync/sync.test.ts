@@ -5,6 +5,7 @@ import { copiedSlug } from '../../src/sources/site/normalize.ts';
 import { eventVenue, type EventRecord } from '../../src/api/index.ts';
 import type { Language } from '../../src/model/languages.ts';
 import { mapConcurrent } from '../../src/util/pool.ts';
+import { ledgerKey } from '../../src/sync/ledger.ts';
 import { testPrefix, testRedis } from '../support/redis.ts';
 import { testSite } from '../support/site.ts';
 import { seedSite, type Seeded } from '../support/seed.ts';
@@ -26,6 +27,8 @@ describe('sync from one sandbox site into another', () => {
     retire: 'trash',
     onEdit: 'overwrite',
     dryRun: false,
+    // Seeded and edited within seconds: let every read modified_utc count as settled.
+    settledMs: 0,
   });
   const syncAll = async () => {
     const reports = [];
@@ -79,6 +82,34 @@ describe('sync from one sandbox site into another', () => {
     const reports = await syncAll();
     for (const r of reports) expect(r.counts.events.unchanged).toBe(PER_LANG);
     expect(target.sandbox.stats().writes).toBe(0);
+    // Terms come from the Redis-kept source→target map, venues and organizers from the ledger:
+    // a third run asks the target nothing at all.
+    target.sandbox.resetStats();
+    for (const r of await syncAll()) expect(r.counts.categories.unchanged).toBeGreaterThan(0);
+    expect(target.sandbox.stats().total).toBe(0);
+  });
+
+  it('skips rendering events the source has not modified since they were written (and still notices a venue edit)', async () => {
+    const lang: Language = 'fr';
+    const e = seeded[lang]!.events[7]!;
+    const slug = copiedSlug('src', e.slug, e.id);
+    const key = ledgerKey({ site: target.site.key, language: lang, source: 'sync-src' }, 'events', prefix);
+    const entry = JSON.parse((await redis.hget(key, slug))!);
+    expect(entry.srcMod).toBe(`v1:${e.modified_utc}`);
+    // A stale fingerprint would force a write if the event were rendered and compared.
+    await redis.hset(key, slug, JSON.stringify({ ...entry, fp: 'stale' }));
+    const venue = eventVenue(e)!;
+    await source.client.venues.update(venue.id, { venue: `${venue.venue} renamed` } as never, { lang });
+    target.sandbox.resetStats();
+    const r = await runSiteSync(params(lang), { redis, prefix });
+    expect(r.counts.events).toMatchObject({ unchanged: PER_LANG, updated: 0 });
+    expect(r.counts.venues.updated).toBe(1);
+    expect(JSON.parse((await redis.hget(key, slug))!).fp).toBe('stale');
+    expect(target.sandbox.stats().writes).toBe(1);
+    expect(live(lang).find((x) => x.slug === slug)?.venue).toMatchObject({ venue: `${venue.venue} renamed` });
+    // Without a settled modified_utc the event is rendered, and the stale fingerprint costs one write.
+    const r2 = await runSiteSync({ ...params(lang), settledMs: 3600_000 }, { redis, prefix });
+    expect(r2.counts.events).toMatchObject({ unchanged: PER_LANG - 1, updated: 1 });
   });
 
   it('after 10 edits, 5 trashed, 5 added and a renamed category: exactly that is written', async () => {

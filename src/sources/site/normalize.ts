@@ -62,10 +62,26 @@ export function termDraft(t: Pick<TermRecord, 'name' | 'slug' | 'description' | 
   return d;
 }
 
+/**
+ * Bump when the mapping from a source record to a draft changes: a sync skips rendering events
+ * the source has not modified since they were written with the same version.
+ */
+export const DRAFT_VERSION = 1;
+
+/** What a source event links to, as drafts (also used without building the whole event draft). */
+export function eventLinksFromRecord(r: EventRecord, opts: { sourceSiteKey: string; categoriesById?: Map<number, TermRecord> }) {
+  const venue = eventVenue(r);
+  return {
+    categories: (r.categories ?? []).map((t) => termDraft(t as TermRecord, opts.categoriesById)),
+    tags: (r.tags ?? []).map((t) => termDraft(t as TermRecord)),
+    venue: venue ? venueDraft(venue, opts.sourceSiteKey) : undefined,
+    organizers: (r.organizer ?? []).map((o) => organizerDraft(o as OrganizerRecord, opts.sourceSiteKey)),
+  };
+}
+
 /** A source site's event → the draft calsync writes to the target (event passwords are never copied). */
 export function eventDraftFromRecord(r: EventRecord, opts: { sourceSiteKey: string; sourceName: string; categoriesById?: Map<number, TermRecord> }): Normalized<EventDraft> {
   const origin = { source: opts.sourceName, ref: String(r.id) };
-  const venue = eventVenue(r);
   const website = typeof r.website === 'string' && r.website !== r.url ? r.website : undefined;
   const image = r.image && typeof r.image === 'object' ? (r.image as { url?: string }).url : undefined;
   const cost = r.cost_details?.values?.length ? `${r.cost_details.currency_position === 'postfix' ? '' : (r.cost_details.currency_symbol ?? '')}${r.cost_details.values.join(' - ')}${r.cost_details.currency_position === 'postfix' ? (r.cost_details.currency_symbol ?? '') : ''}` : (r.cost ?? undefined);
@@ -88,10 +104,7 @@ export function eventDraftFromRecord(r: EventRecord, opts: { sourceSiteKey: stri
     hide_from_listings: r.hide_from_listings ?? undefined,
     sticky: r.sticky ?? undefined,
     featured: r.featured ?? undefined,
-    categories: (r.categories ?? []).map((t) => termDraft(t as TermRecord, opts.categoriesById)),
-    tags: (r.tags ?? []).map((t) => termDraft(t as TermRecord)),
-    venue: venue ? venueDraft(venue, opts.sourceSiteKey) : undefined,
-    organizers: (r.organizer ?? []).map((o) => organizerDraft(o as OrganizerRecord, opts.sourceSiteKey)),
+    ...eventLinksFromRecord(r, opts),
     sourceModified: r.modified_utc,
     origin,
   });
