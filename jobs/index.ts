@@ -2,7 +2,7 @@ import type { JobDefinition } from '../src/queue/job-definition.ts';
 import { exportIcsJob } from './export-ics.ts';
 import { importCsvChunkJob, importCsvFinishJob, importCsvJob } from './import-csv.ts';
 import { importIcsJob } from './import-ics.ts';
-import { syncSiteJob } from './sync-site.ts';
+import { syncFinishJob, syncLanguageJob, syncPageJob, syncSiteJob } from './sync-site.ts';
 
 /** Every job kind the worker can run, by job name. */
 export const JOBS: Record<string, JobDefinition> = {
@@ -11,5 +11,8 @@ export const JOBS: Record<string, JobDefinition> = {
   [importCsvChunkJob.name]: importCsvChunkJob as JobDefinition,
   [importCsvFinishJob.name]: importCsvFinishJob as JobDefinition,
   [syncSiteJob.name]: syncSiteJob as JobDefinition,
+  [syncPageJob.name]: syncPageJob as JobDefinition,
+  [syncLanguageJob.name]: syncLanguageJob as JobDefinition,
+  [syncFinishJob.name]: syncFinishJob as JobDefinition,
   [exportIcsJob.name]: exportIcsJob as JobDefinition,
 };

@@ -10,6 +10,7 @@ export const JOB_KINDS = {
   'export-ics': 'export',
   'sync-site': 'sync',
   'sync-page': 'sync',
+  'sync-language': 'sync',
   'sync-finish': 'sync',
 } as const satisfies Record<string, QueueName>;
 export type JobKind = keyof typeof JOB_KINDS;

@@ -9,6 +9,35 @@ export class RunLockedError extends Error {
   }
 }
 
+const RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
+const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+
+/**
+ * Takes the lock for `token`, or keeps it when `token` already holds it: a job retried after its
+ * worker died is the same run and must be let back in.
+ */
+export async function acquireRunLock(redis: Redis, key: string, token: string, what: string, ttlMs: number): Promise<void> {
+  if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) === 'OK') return;
+  if (Number(await redis.eval(RENEW, 1, key, token, String(ttlMs))) === 1) return;
+  throw new RunLockedError(what);
+}
+
+/** Extends the lock while `token` holds it (a no-op once another run has it). */
+export async function renewRunLock(redis: Redis, key: string, token: string, ttlMs: number): Promise<boolean> {
+  return Number(await redis.eval(RENEW, 1, key, token, String(ttlMs))) === 1;
+}
+
+/** Releases only our own lock (compare-and-delete). */
+export async function releaseRunLock(redis: Redis, key: string, token: string): Promise<void> {
+  await redis.eval(RELEASE, 1, key, token).catch(() => undefined);
+}
+
+/** Renews the lock every third of its TTL until the returned function is called. */
+export function keepRunLock(redis: Redis, key: string, token: string, ttlMs: number): () => void {
+  const timer = setInterval(() => void renewRunLock(redis, key, token, ttlMs).catch(() => undefined), Math.floor(ttlMs / 3));
+  return () => clearInterval(timer);
+}
+
 /**
  * One run at a time per source (or site pair), across all workers: a job delivered twice (stalled
  * on one worker, retried on another) must not write alongside itself. The lock is renewed while
@@ -16,12 +45,11 @@ export class RunLockedError extends Error {
  */
 export async function withRunLock<T>(redis: Redis, key: string, token: string, what: string, fn: () => Promise<T>, ttlMs = 60_000): Promise<T> {
   if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') throw new RunLockedError(what);
-  const renew = setInterval(() => void redis.pexpire(key, ttlMs).catch(() => undefined), Math.floor(ttlMs / 3));
+  const stop = keepRunLock(redis, key, token, ttlMs);
   try {
     return await fn();
   } finally {
-    clearInterval(renew);
-    // Release only our own lock (compare-and-delete).
-    await redis.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end", 1, key, token).catch(() => undefined);
+    stop();
+    await releaseRunLock(redis, key, token);
   }
 }

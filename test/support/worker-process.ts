@@ -34,7 +34,8 @@ export function spawnWorker(opts: { config: string; redisUrl: string; prefix: st
     output: () => out,
     kill: (signal = 'SIGKILL') =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
+        // A process killed by a signal has no exit code, only a signal code.
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
         child.once('exit', (code) => resolve(code));
         child.kill(signal);
       }),

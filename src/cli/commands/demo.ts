@@ -8,6 +8,7 @@ import { loadConfig } from '../../config/load.ts';
 import { startSandbox } from '../../sandbox/index.ts';
 import { startServer } from '../../serve/server.ts';
 import { bullConnection } from '../../queue/connection.ts';
+import { waitForRun } from '../../queue/follow.ts';
 import { reconcileSchedulers } from '../../queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../queue/worker.ts';
 import { startLocalRedis } from '../../queue/redis-server.ts';
@@ -60,13 +61,7 @@ export function registerDemo(program: Command, globals: () => GlobalOptions, set
         const events = { import: new QueueEvents('import', { connection: bullConnection(redisUrl), prefix }), export: new QueueEvents('export', { connection: bullConnection(redisUrl), prefix }) };
         await Promise.all(Object.values(events).map((e) => e.waitUntilReady()));
         const imports = await Promise.all(config.sources.map((s) => queues.import.add(s.kind === 'ics' ? 'import-ics' : 'import-csv', { source: s.name })));
-        for (const job of imports) {
-          const result = (await job.waitUntilFinished(events.import, 120_000)) as { finishJobId?: string };
-          if (result?.finishJobId) {
-            const finish = await queues.import.getJob(result.finishJobId);
-            if (finish) await finish.waitUntilFinished(events.import, 120_000).catch(() => undefined);
-          }
-        }
+        for (const job of imports) await waitForRun(job, queues.import, events.import, { timeoutMs: 120_000 }).catch(() => undefined);
         const exports = await Promise.all(config.exports.map((e) => queues.export.add('export-ics', { export: e.name })));
         for (const job of exports) await job.waitUntilFinished(events.export, 120_000);
         await Promise.all(Object.values(events).map((e) => e.close()));

@@ -5,6 +5,7 @@ import { JOB_KINDS, QUEUES, type QueueName } from '../../queue/names.ts';
 import { reconcileSchedulers } from '../../queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../queue/worker.ts';
 import { bullConnection } from '../../queue/connection.ts';
+import { planUnits, waitForRun } from '../../queue/follow.ts';
 import { formatReport, reportExitCode, type ReportJson } from '../../sync/report.ts';
 import { createLogger } from '../../util/log.ts';
 import { ProgressLine } from '../progress.ts';
@@ -82,11 +83,17 @@ export function registerWorker(program: Command, globals: () => GlobalOptions, s
         process.stderr.write(`enqueued ${kind} job ${job.id} on queue "${def.queue}"\n`);
         if (!events) return;
         const progress = new ProgressLine();
+        let units: (ReturnType<typeof planUnits> & { done: number }) | undefined;
         events.on('progress', ({ jobId, data: p }) => {
           if (jobId === job.id && p && typeof p === 'object') progress.update(p as never);
         });
+        // After planning, progress is the share of the flow's chunk/page jobs completed.
+        events.on('completed', ({ jobId }) => {
+          if (units && jobId.startsWith(units.jobIdPrefix) && /-(page|chunk)-\d+$/.test(jobId)) progress.update({ phase: 'write (jobs)', done: ++units.done, total: units.total });
+        });
         try {
-          const result = (await job.waitUntilFinished(events)) as ReportJson;
+          // A planner (CSV import, sync) hands over to its flow: the report is the finish job's.
+          const result = (await waitForRun(job, queue, events, { onPlanned: (p) => (units = { ...planUnits(p), done: 0 }) })) as ReportJson;
           progress.done();
           process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : result?.counts ? `${formatReport(result)}\n` : `${JSON.stringify(result)}\n`);
           setExit(result?.counts ? reportExitCode(result) : 0);

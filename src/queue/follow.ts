@@ -1,0 +1,29 @@
+import type { Job, Queue, QueueEvents } from 'bullmq';
+
+/** A planner's result: the run continues in a flow whose root is `finishJobId`. */
+export interface Planned {
+  finishJobId: string;
+  /** CSV: chunk jobs; sync: page jobs per language. */
+  chunks?: number;
+  languages?: { pages: number }[];
+}
+
+/** Units of work (chunk or page jobs) a plan fanned out into, and the prefix of their job ids. */
+export function planUnits(p: Planned): { total: number; jobIdPrefix: string } {
+  return { total: p.chunks ?? (p.languages ?? []).reduce((n, l) => n + l.pages, 0), jobIdPrefix: p.finishJobId.replace(/-finish$/, '') };
+}
+
+const isPlanned = (x: unknown): x is Planned => !!x && typeof x === 'object' && typeof (x as Planned).finishJobId === 'string';
+
+/**
+ * Waits for a run to end: the job itself, or for a planner (CSV import, sync) the flow's finish
+ * job, whose result is the run's report. `onJob` hears of each job followed (for progress).
+ */
+export async function waitForRun(job: Job, queue: Queue, events: QueueEvents, opts: { timeoutMs?: number; onPlanned?: (plan: Planned) => void } = {}): Promise<unknown> {
+  const result = await job.waitUntilFinished(events, opts.timeoutMs);
+  if (!isPlanned(result)) return result;
+  const finish = await queue.getJob(result.finishJobId);
+  if (!finish) throw new Error(`the run's finish job ${result.finishJobId} is gone (removed by retention?)`);
+  opts.onPlanned?.(result);
+  return finish.waitUntilFinished(events, opts.timeoutMs);
+}
