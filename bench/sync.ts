@@ -1,55 +1,101 @@
-import { Redis } from 'ioredis';
+import { Queue } from 'bullmq';
 import { CalendarClient } from '../src/api/index.ts';
+import { bullConnection } from '../src/queue/connection.ts';
 import { resolveSite } from '../src/config/sites.ts';
-import { runSiteSync } from '../src/runs/sync-site.ts';
+import type { ReportJson } from '../src/sync/report.ts';
 import { mapConcurrent } from '../src/util/pool.ts';
-import { benchRedis, PASSWORD, sandboxProcess, USER } from './env.ts';
-import { round, timed, type Scenario } from './lib.ts';
+import { spawnWorker, waitFor, writeConfig } from '../test/support/worker-process.ts';
+import { benchRedis, PASSWORD, sandboxProcess, USER, type SandboxProcess } from './env.ts';
+import { round, type Scenario } from './lib.ts';
 
 const ENV = { CALSYNC_USER: USER, CALSYNC_PASSWORD: PASSWORD };
 
-/** First sync and no-change resync of `events` events between two sandbox processes. */
-async function syncPair(events: number, latencyMs: number): Promise<{ first: number; resyncMs: number; resyncWrites: number }> {
-  const args = latencyMs ? ['--latency-ms', String(latencyMs)] : [];
-  const [src, dst] = await Promise.all([sandboxProcess(args), sandboxProcess(args)]);
-  const rs = await benchRedis();
-  const redis = new Redis(rs.url);
+async function seedSource(src: SandboxProcess, events: number): Promise<void> {
+  const client = new CalendarClient({ ...resolveSite(src.url, undefined, { env: ENV }).connection, connections: 32 });
+  const venue = await client.venues.create({ venue: 'Bench Hall', city: 'Springfield' } as never);
+  const cat = await client.categories.create({ name: 'Bench' });
+  await mapConcurrent(Array.from({ length: events }, (_, i) => i), 32, (i) => {
+    const d = new Date(Date.UTC(2027, 0, 1 + (i % 360))).toISOString().slice(0, 10);
+    return client.events.create({ title: `Bench ${i}`, start_date: `${d} 10:00:00`, end_date: `${d} 11:00:00`, timezone: 'Europe/Berlin', slug: `bench-${i}`, venue: venue.id, categories: [cat.id] } as never);
+  });
+  await client.close();
+}
+
+/**
+ * The queued sync (planner → page jobs → finish) with `workers` worker processes into an empty
+ * target, then a no-change resync: events/s of the first run (enqueue to report) and the resync's
+ * time and writes.
+ */
+async function syncFlow(src: SandboxProcess, events: number, workers: number, latencyMs: number) {
+  const dst = await sandboxProcess(latencyMs ? ['--latency-ms', String(latencyMs)] : []);
+  const redis = await benchRedis();
+  const prefix = `bench${Date.now()}`;
+  const config = writeConfig({
+    sites: [
+      { name: 'src', restRoot: src.url, auth: { user: USER, passwordEnv: 'SB_PASSWORD' } },
+      { name: 'dst', restRoot: dst.url, auth: { user: USER, passwordEnv: 'SB_PASSWORD' }, concurrency: 8 },
+    ],
+    syncs: [{ name: 'bench', from: 'src', to: 'dst', languages: ['en'], window: { from: '2027-01-01', to: '2027-12-31' } }],
+    worker: { concurrency: { sync: 2 } },
+  });
+  const procs = Array.from({ length: workers }, () => spawnWorker({ config, redisUrl: redis.url, prefix, env: { SB_PASSWORD: PASSWORD }, args: ['--queues', 'sync'] }));
+  const queue = new Queue('sync', { connection: bullConnection(redis.url), prefix });
+  const run = async () => {
+    const t = performance.now();
+    const planner = await queue.add('sync-site', { sync: 'bench' });
+    const plan = await waitFor('planner', async () => (await queue.getJob(planner.id as string))?.returnvalue as { finishJobId: string } | undefined, 600_000, 20);
+    const finish = await waitFor('finish', async () => {
+      const j = await queue.getJob(plan.finishJobId);
+      return j?.finishedOn ? j : undefined;
+    }, 600_000, 20);
+    const p = await queue.getJob(planner.id as string);
+    return { ms: performance.now() - t, planMs: (p?.finishedOn ?? 0) - (p?.processedOn ?? 0), report: finish.returnvalue as ReportJson };
+  };
   try {
-    const from = { ...resolveSite(src.url, undefined, { env: ENV }), key: 'src' };
-    const to = resolveSite(dst.url, undefined, { env: ENV });
-    const client = new CalendarClient({ ...from.connection, connections: 32 });
-    const venue = await client.venues.create({ venue: 'Bench Hall', city: 'Springfield' } as never);
-    const cat = await client.categories.create({ name: 'Bench' });
-    await mapConcurrent(Array.from({ length: events }, (_, i) => i), 32, (i) => {
-      const d = new Date(Date.UTC(2027, 0, 1 + (i % 360))).toISOString().slice(0, 10);
-      return client.events.create({ title: `Bench ${i}`, start_date: `${d} 10:00:00`, end_date: `${d} 11:00:00`, timezone: 'Europe/Berlin', slug: `bench-${i}`, venue: venue.id, categories: [cat.id] } as never);
-    });
-    await client.close();
-    const params = { from, to: { ...to, concurrency: 8 }, lang: 'en' as const, window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-12-31T23:59:59Z') }, retire: 'keep' as const, onEdit: 'overwrite' as const, dryRun: false };
-    const first = await timed(() => runSiteSync(params, { redis }));
-    if (first.value.counts.events.created !== events) throw new Error(`first sync created ${first.value.counts.events.created}/${events}`);
+    await new Promise((r) => setTimeout(r, 1500)); // let the worker processes start
     await dst.resetStats();
-    const again = await timed(() => runSiteSync(params, { redis }));
-    return { first: events / (first.ms / 1000), resyncMs: again.ms, resyncWrites: (await dst.stats()).writes };
+    const first = await run();
+    const firstRequests = (await dst.stats()).total;
+    if (first.report.counts.events.created !== events) throw new Error(`first sync created ${first.report.counts.events.created}/${events}: ${JSON.stringify(first.report.counts.events)}`);
+    await dst.resetStats();
+    const again = await run();
+    return { first: events / (first.ms / 1000), firstMs: first.ms, firstPlanMs: first.planMs, targetRate: firstRequests / (first.ms / 1000), resyncMs: again.ms, resyncWrites: (await dst.stats()).writes };
   } finally {
-    await redis.quit();
-    await rs.stop();
-    await Promise.all([src.stop(), dst.stop()]);
+    await Promise.all(procs.map((w) => w.kill('SIGTERM')));
+    await queue.close();
+    await redis.stop();
+    await dst.stop();
+  }
+}
+
+async function atLatency(events: number, latencyMs: number) {
+  const src = await sandboxProcess(latencyMs ? ['--latency-ms', String(latencyMs)] : []);
+  try {
+    await seedSource(src, events);
+    return { one: await syncFlow(src, events, 1, latencyMs), four: await syncFlow(src, events, 4, latencyMs) };
+  } finally {
+    await src.stop();
   }
 }
 
 export async function runSyncBench(opts: { events?: number; slowEvents?: number } = {}): Promise<Scenario[]> {
   const n = opts.events ?? 10_000;
-  const slow = opts.slowEvents ?? 1000;
-  const fast = await syncPair(n, 0);
-  const lag = await syncPair(slow, 50);
-  return [
-    { name: `sync first run, ${n} events, 0 ms sandboxes`, figure: round(fast.first, 0), unit: 'events/s' },
-    { name: `sync no-change resync, ${n} events, 0 ms`, figure: round(fast.resyncMs / 1000, 2), unit: 's', reference: `first run ${round(n / fast.first, 1)} s`, ratio: round(fast.resyncMs / 1000 / (n / fast.first), 3) },
-    { name: `sync no-change resync, ${n} events: writes`, figure: fast.resyncWrites, unit: 'writes' },
-    { name: `sync first run, ${slow} events, 50 ms sandboxes`, figure: round(lag.first, 0), unit: 'events/s', reference: '0 ms sandboxes', ratio: round(lag.first / fast.first, 2) },
-    { name: `sync no-change resync, ${slow} events, 50 ms`, figure: round(lag.resyncMs / 1000, 2), unit: 's', reference: `first run ${round(slow / lag.first, 1)} s`, ratio: round(lag.resyncMs / 1000 / (slow / lag.first), 3) },
-  ];
+  const slow = opts.slowEvents ?? 2000;
+  const out: Scenario[] = [];
+  for (const [events, latency] of [[n, 0], [slow, 50]] as const) {
+    const { one, four } = await atLatency(events, latency);
+    const at = `${events} events, ${latency} ms sandboxes`;
+    out.push(
+      { name: `sync first run, ${at}, 1 worker`, figure: round(one.first, 0), unit: 'events/s' },
+      { name: `sync first run, ${at}, 1 worker: planning (one job)`, figure: round(one.firstPlanMs / 1000, 2), unit: 's', reference: `whole run ${round(one.firstMs / 1000, 1)} s`, ratio: round(one.firstPlanMs / one.firstMs, 2) },
+      { name: `sync first run, ${at}, 4 workers`, figure: round(four.first, 0), unit: 'events/s', reference: '1 worker', ratio: round(four.first / one.first, 2) },
+      { name: `sync first run, ${at}: requests/s the target served (1 / 4 workers)`, figure: round(four.targetRate, 0), unit: 'req/s', reference: `1 worker ${round(one.targetRate, 0)} req/s`, ratio: round(four.targetRate / one.targetRate, 2) },
+      { name: `sync no-change resync, ${at}, 1 worker`, figure: round(one.resyncMs / 1000, 2), unit: 's', reference: `first run ${round(one.firstMs / 1000, 1)} s`, ratio: round(one.resyncMs / one.firstMs, 3) },
+      { name: `sync no-change resync, ${at}, 4 workers`, figure: round(four.resyncMs / 1000, 2), unit: 's', reference: `first run ${round(four.firstMs / 1000, 1)} s`, ratio: round(four.resyncMs / four.firstMs, 3) },
+      { name: `sync no-change resync, ${at}: writes (1 / 4 workers)`, figure: one.resyncWrites + four.resyncWrites, unit: 'writes' },
+    );
+  }
+  return out;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
