@@ -111,6 +111,7 @@ export const importCsvJob = defineJob({
         opts: { jobId: `${runId}-finish`, attempts: 3, backoff: { type: 'exponential', delay: 2000 } },
         children: Array.from({ length: n }, (_, i) => ({
           name: 'import-csv-chunk',
+  part: 'piece',
           queueName: 'import',
           data: { runId, payload, chunk: i },
           // A permanently failed chunk must not leave the parent waiting forever (bullmq #3362):
@@ -142,6 +143,7 @@ export const importCsvChunkJob = defineJob({
 
 export const importCsvFinishJob = defineJob({
   name: 'import-csv-finish',
+  part: 'finish',
   queue: 'import',
   payload: RunRef,
   historyName: (p) => ('location' in p.payload ? (p.payload.source ?? sourceKeyFrom(p.payload.location)) : p.payload.source),

@@ -175,6 +175,7 @@ export const syncSiteJob = defineJob({
           opts: { jobId: `${runId}-finish`, ...JOB_OPTS },
           children: languages.map(({ lang, pages }) => ({
             name: 'sync-language',
+  part: 'piece',
             queueName: 'sync',
             data: { ...base, lang, pages },
             // A failed child must not leave its parent waiting forever (bullmq #3362): the parent
@@ -182,6 +183,7 @@ export const syncSiteJob = defineJob({
             opts: { jobId: `${runId}-${lang}`, ...JOB_OPTS, ignoreDependencyOnFailure: true },
             children: Array.from({ length: pages }, (_, i) => ({
               name: 'sync-page',
+  part: 'piece',
               queueName: 'sync',
               data: { ...base, lang, page: i },
               opts: { jobId: `${runId}-${lang}-page-${i}`, ...JOB_OPTS, ignoreDependencyOnFailure: true },
@@ -261,6 +263,7 @@ export const syncLanguageJob = defineJob({
 
 export const syncFinishJob = defineJob({
   name: 'sync-finish',
+  part: 'finish',
   queue: 'sync',
   payload: RunRef.extend({ langs: z.array(Language), startedAt: z.string() }),
   historyName: (r) => resolveName(r.payload),

@@ -29,6 +29,12 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType, R = unknown> {
   payload: S;
   /** Name runs are recorded under in the history (source/export/sync name). */
   historyName(payload: z.infer<S>): string;
+  /**
+   * A job within a planned run runs even if its source was paused after planning. A `piece` (CSV
+   * chunk, sync page or language) also keeps its failures out of the auto-pause count: the run's
+   * `finish` job reports them, and its own failure counts as the run's.
+   */
+  part?: 'piece' | 'finish';
   process(job: Job<z.infer<S>>, payload: z.infer<S>, deps: JobDeps, signal?: AbortSignal): Promise<R>;
 }
 

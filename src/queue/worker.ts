@@ -1,4 +1,6 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { hostname } from 'node:os';
+import { pid } from 'node:process';
 import { RunLockedError } from './run-lock.ts';
 import type { Logger } from 'pino';
 import type { CalsyncConfig } from '../config/schema.ts';
@@ -66,7 +68,7 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
     const parsed = def.payload.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`invalid ${job.name} payload: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
     const name = def.historyName(parsed.data);
-    const paused = await history.paused(name);
+    const paused = def.part ? undefined : await history.paused(name);
     if (paused) {
       o.log.warn({ jobId: job.id, name }, 'source is paused; run skipped');
       return { paused: true, name, lastError: paused.lastError };
@@ -94,7 +96,7 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
       metrics.inc(METRIC_KEYS.jobs, { kind: job.name, outcome: 'failed' });
       metrics.observe(METRIC_KEYS.jobSeconds, { kind: job.name }, (Date.now() - started) / 1000);
       const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || err instanceof UnrecoverableError || (err instanceof RunFailedError && UNRECOVERABLE.has(err.code));
-      if (finalAttempt && !(err instanceof UnrecoverableError && String(err.message).startsWith('invalid '))) {
+      if (finalAttempt && def.part !== 'piece' && !(err instanceof UnrecoverableError && String(err.message).startsWith('invalid '))) {
         const { paused: nowPaused } = await history.record({
           id: String(job.id),
           name,
@@ -114,10 +116,13 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
   };
 
   const queues = o.queues ?? [...QUEUES];
+  // BullMQ stores it on each job it takes (job.processedBy): which machine and process ran it.
+  const workerName = `${hostname()}:${pid}`;
   const workers = queues.map((q) => {
     const w = new Worker(q, process, {
       connection: bullConnection(o.redisUrl),
       prefix,
+      name: workerName,
       concurrency: o.concurrency?.[q] ?? o.config.worker.concurrency[q] ?? (q === 'import' ? 4 : 2),
       removeOnComplete: RETENTION.removeOnComplete,
       removeOnFail: RETENTION.removeOnFail,
