@@ -111,7 +111,6 @@ export const importCsvJob = defineJob({
         opts: { jobId: `${runId}-finish`, attempts: 3, backoff: { type: 'exponential', delay: 2000 } },
         children: Array.from({ length: n }, (_, i) => ({
           name: 'import-csv-chunk',
-  part: 'piece',
           queueName: 'import',
           data: { runId, payload, chunk: i },
           // A permanently failed chunk must not leave the parent waiting forever (bullmq #3362):
@@ -128,6 +127,7 @@ export const importCsvJob = defineJob({
 
 export const importCsvChunkJob = defineJob({
   name: 'import-csv-chunk',
+  part: 'piece',
   queue: 'import',
   payload: z.object({ runId: z.string(), payload: ImportCsvPayload, chunk: z.number().int().min(0) }),
   historyName: (p) => `${'location' in p.payload ? (p.payload.source ?? sourceKeyFrom(p.payload.location)) : p.payload.source}`,

@@ -175,7 +175,6 @@ export const syncSiteJob = defineJob({
           opts: { jobId: `${runId}-finish`, ...JOB_OPTS },
           children: languages.map(({ lang, pages }) => ({
             name: 'sync-language',
-  part: 'piece',
             queueName: 'sync',
             data: { ...base, lang, pages },
             // A failed child must not leave its parent waiting forever (bullmq #3362): the parent
@@ -183,7 +182,6 @@ export const syncSiteJob = defineJob({
             opts: { jobId: `${runId}-${lang}`, ...JOB_OPTS, ignoreDependencyOnFailure: true },
             children: Array.from({ length: pages }, (_, i) => ({
               name: 'sync-page',
-  part: 'piece',
               queueName: 'sync',
               data: { ...base, lang, page: i },
               opts: { jobId: `${runId}-${lang}-page-${i}`, ...JOB_OPTS, ignoreDependencyOnFailure: true },
@@ -205,6 +203,7 @@ export const syncSiteJob = defineJob({
 
 export const syncPageJob = defineJob({
   name: 'sync-page',
+  part: 'piece',
   queue: 'sync',
   payload: PageRef,
   historyName: (r) => resolveName(r.payload),
@@ -228,6 +227,7 @@ export const syncPageJob = defineJob({
 
 export const syncLanguageJob = defineJob({
   name: 'sync-language',
+  part: 'piece',
   queue: 'sync',
   payload: LanguageRef,
   historyName: (r) => resolveName(r.payload),

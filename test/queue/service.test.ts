@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { JOBS } from '../../jobs/index.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { bullConnection } from '../../src/queue/connection.ts';
+import { waitForRun } from '../../src/queue/follow.ts';
 import { RunHistory } from '../../src/queue/history.ts';
 import { reconcileSchedulers } from '../../src/queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../src/queue/worker.ts';
@@ -11,6 +12,7 @@ import { RedisRateLimiter } from '../../src/queue/rate-limiter.ts';
 import { createLogger } from '../../src/util/log.ts';
 import { generateIcsFeed } from '../../src/sources/ics/generate.ts';
 import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
+import { seedSite } from '../support/seed.ts';
 import { feedServer, PASSWORD, USER, testSite } from '../support/site.ts';
 
 const log = createLogger({ level: 'silent' });
@@ -109,6 +111,51 @@ describe('the worker as a service', () => {
       await events.close();
       await queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();
+    }
+  });
+
+  it('a source paused after its run was planned still finishes that run (its pages, retirement and lock release)', async () => {
+    const prefix = testPrefix();
+    const [src, dst] = [await testSite(), await testSite()];
+    await seedSite(src.client, ['en'], 120);
+    const auth = { user: USER, passwordEnv: 'SB_PASSWORD' };
+    process.env.SB_PASSWORD = PASSWORD;
+    const config = parseConfig({
+      sites: [{ name: 'src', restRoot: src.sandbox.url, auth }, { name: 'dst', restRoot: dst.sandbox.url, auth }],
+      syncs: [{ name: 'copy', from: 'src', to: 'dst', languages: ['en'], window: { from: '2027-01-01', to: '2027-12-31' } }],
+      history: { pauseAfterFailures: 1 },
+      worker: { concurrency: { sync: 1 } },
+    });
+    const running = await startWorkers({ config, redisUrl: redisUrl(), jobs: JOBS, log, prefix, queues: ['sync'] });
+    const queue = new Queue('sync', { connection: bullConnection(redisUrl()), prefix });
+    const events = new QueueEvents('sync', { connection: bullConnection(redisUrl()), prefix });
+    await events.waitUntilReady();
+    const history = new RunHistory(redis, { prefix, pauseAfterFailures: 1 });
+    try {
+      const planner = await queue.add('sync-site', { sync: 'copy' });
+      // The moment planning is done, the pair gets paused (as after a failed run elsewhere).
+      const pausedNow = new Promise<void>((resolve) => {
+        events.on('completed', async ({ jobId }) => {
+          if (jobId !== planner.id) return;
+          await history.record({ id: 'x', name: 'copy', kind: 'sync-site', status: 'failed', startedAt: new Date().toISOString(), durationMs: 0, failures: [], error: 'elsewhere' });
+          resolve();
+        });
+      });
+      const report = (await waitForRun(planner, queue, events, { timeoutMs: 60_000 })) as { counts: { events: { read: number; created: number } } };
+      await pausedNow;
+      expect(await history.paused('copy')).toBeDefined();
+      expect(report.counts.events).toMatchObject({ read: 120, created: 120 });
+      expect(await redis.exists(`${prefix}:lock:sync-copy`)).toBe(0);
+      // New runs of the pair are skipped until it is resumed.
+      const next = await queue.add('sync-site', { sync: 'copy' });
+      expect(await next.waitUntilFinished(events, 30_000)).toMatchObject({ paused: true });
+    } finally {
+      await running.close(5000);
+      await events.close();
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+      await src.close();
+      await dst.close();
     }
   });
 
