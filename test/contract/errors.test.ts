@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ApiError,
   CalendarClient,
@@ -6,7 +6,7 @@ import {
   RequestValidationError,
   isNotFound,
 } from '../../src/api/index.ts';
-import { WINDOW, caught, eventBody, isReal, openTarget, type Target } from './harness.ts';
+import { WINDOW, caught, eventBody, isReal, useTarget, type Target } from './harness.ts';
 
 /** Everything a user might log or print about an error. */
 function surfaces(err: unknown): string {
@@ -17,11 +17,10 @@ function surfaces(err: unknown): string {
 describe('errors', () => {
   let t: Target;
   let c: CalendarClient;
-  beforeAll(async () => {
-    t = await openTarget();
-    c = t.client();
+  useTarget((target) => {
+    t = target;
+    c = target.client();
   });
-  afterAll(() => t.close());
 
   it('missing parameters: 400 rest_missing_callback_param with an array of names', async () => {
     const err = await caught(() => c.request({ method: 'POST', path: '/events', route: '/events', body: {} }));

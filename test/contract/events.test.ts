@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ApiError,
   NotFoundError,
@@ -7,16 +7,15 @@ import {
   type CalendarClient,
   type EventRecord,
 } from '../../src/api/index.ts';
-import { WINDOW, caught, eventBody, isReal, openTarget, type Target } from './harness.ts';
+import { WINDOW, caught, eventBody, isReal, useTarget, type Target } from './harness.ts';
 
 describe('events', () => {
   let t: Target;
   let c: CalendarClient;
-  beforeAll(async () => {
-    t = await openTarget();
-    c = t.client();
+  useTarget((target) => {
+    t = target;
+    c = target.client();
   });
-  afterAll(() => t.close());
 
   const created = async (body: Parameters<CalendarClient['events']['create']>[0]): Promise<EventRecord> => {
     const rec = await c.events.create(body);

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { CalendarClient, type SiteConnection } from '../../src/api/index.ts';
 
@@ -142,4 +143,14 @@ export async function caught(fn: () => Promise<unknown>): Promise<unknown> {
     return err;
   }
   throw new Error('expected the call to throw');
+}
+
+/** Opens a target before the enclosing describe's tests and closes it after them. */
+export function useTarget(set: (t: Target) => void, opts: Parameters<typeof openTarget>[0] = {}): void {
+  let target: Target | undefined;
+  beforeAll(async () => {
+    target = await openTarget(opts);
+    set(target);
+  });
+  afterAll(() => target?.close());
 }

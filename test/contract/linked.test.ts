@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError, NotFoundError, RequestValidationError, SlugMismatchError, type CalendarClient } from '../../src/api/index.ts';
-import { caught, isReal, openTarget, type Target } from './harness.ts';
+import { caught, isReal, useTarget, type Target } from './harness.ts';
 
 describe('venues', () => {
   let t: Target;
   let c: CalendarClient;
-  beforeAll(async () => {
-    t = await openTarget();
-    c = t.client();
+  useTarget((target) => {
+    t = target;
+    c = target.client();
   });
-  afterAll(() => t.close());
 
   // The site derives venue and organizer slugs from their names (it takes no `slug` argument),
   // so every slug below is the slugified name.
@@ -113,11 +112,10 @@ describe('venues', () => {
 describe('organizers', () => {
   let t: Target;
   let c: CalendarClient;
-  beforeAll(async () => {
-    t = await openTarget();
-    c = t.client();
+  useTarget((target) => {
+    t = target;
+    c = target.client();
   });
-  afterAll(() => t.close());
 
   it('create, get, getBySlug, findBySlug, update, updateBySlug', async () => {
     const slug = `${t.prefix}-org`;

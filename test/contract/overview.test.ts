@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError, isNotFound, type CalendarClient } from '../../src/api/index.ts';
-import { caught, openTarget, type Target } from './harness.ts';
+import { caught, useTarget, type Target } from './harness.ts';
 
 describe('overview routes', () => {
   let t: Target;
   let c: CalendarClient;
-  beforeAll(async () => {
-    t = await openTarget();
-    c = t.client();
+  useTarget((target) => {
+    t = target;
+    c = target.client();
   });
-  afterAll(() => t.close());
 
   it('root() returns the namespace index with the calendar routes', async () => {
     const index = (await c.root()) as { namespace: string; routes: Record<string, unknown> };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, NotFoundError, type CalendarClient } from '../../src/api/index.ts';
-import { caught, openTarget, type Target } from './harness.ts';
+import { caught, openTarget, useTarget, type Target } from './harness.ts';
 
 for (const kind of ['categories', 'tags'] as const) {
   describe(kind, () => {
@@ -69,11 +69,10 @@ for (const kind of ['categories', 'tags'] as const) {
 describe('terms on events', () => {
   let t: Target;
   let c: CalendarClient;
-  beforeAll(async () => {
-    t = await openTarget();
-    c = t.client();
+  useTarget((target) => {
+    t = target;
+    c = target.client();
   });
-  afterAll(() => t.close());
 
   it('events carry embedded term records and filter by term id', async () => {
     const cat = await c.categories.create({ name: `${t.prefix} Cat`, slug: `${t.prefix}-cat` });
