@@ -69,6 +69,10 @@ export interface Sandbox {
   user: string;
   password: string;
   stats(): SandboxStats;
+  /** arrival times (ms, performance.now()) of the REST requests counted in stats(), oldest first */
+  arrivals(): number[];
+  /** the most REST requests that arrived within any window of `windowMs` (default one second) */
+  peakRate(windowMs?: number): number;
   resetStats(): void;
   setFaults(f: FaultOptions): void;
   /** every record of a language (default 'en'; '*' = all), drafts and trash included, in response shape */
@@ -145,6 +149,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     user,
     password,
     stats: () => stats.snapshot(),
+    arrivals: () => stats.arrivals(),
+    peakRate: (windowMs) => stats.peakRate(windowMs),
     resetStats: () => stats.reset(),
     setFaults: (f) => faults.update(FaultSettings.parse(f)),
     dump,

@@ -115,7 +115,6 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
     res.end('<!doctype html><title>Page not found</title><h1>Not found</h1>');
     return;
   }
-  const raw = await readBody(req);
   let method = (req.method ?? 'GET').toUpperCase();
   // WordPress's verb tunnelling for hosts that block PUT/PATCH/DELETE.
   const override = (url.searchParams.get('_method') ?? (req.headers['x-http-method-override'] as string | undefined))?.toUpperCase();
@@ -127,6 +126,8 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   const routeKey = matched ? matched.route.template || '/' : target.restPath === '' ? '(site index)' : target.restPath === '/wp/v2/users/me' ? '/wp/v2/users/me' : '(no route)';
 
   deps.stats.request(method, routeKey, Boolean(matched) && WRITE_METHODS.has(method), `${url.pathname}`, performance.now());
+  // Counted before the body is read: the arrival time is when the request came, in arrival order.
+  const raw = await readBody(req);
   const { delayMs, fault } = deps.faults.next();
   if (delayMs > 0) await sleep(delayMs);
   if (fault.kind === 'drop') {

@@ -11,6 +11,8 @@ export interface SandboxStats {
    * sent after the client could have seen the 429 (requests already in flight then are not counted).
    */
   retryAfterViolations: number;
+  /** the most REST requests that arrived within any one second (see StatsRecorder.peakRate) */
+  peakPerSecond: number;
 }
 
 /** Small slack so a client that waits exactly Retry-After is not blamed for timer rounding. */
@@ -21,17 +23,37 @@ const SLACK_MS = 25;
  * retries after its own backoff (hundreds of ms) still counts.
  */
 const REACTION_MS = 50;
+/**
+ * Arrival times kept for peakRate(): the latest ARRIVALS_CAP requests (~4 MB of numbers), far
+ * more than a test or benchmark sends to one site; beyond it the oldest tenth is dropped.
+ */
+export const ARRIVALS_CAP = 500_000;
+
+/** The most entries of ascending `times` inside any window [t, t + windowMs). */
+export function peakInWindow(times: readonly number[], windowMs: number): number {
+  let peak = 0;
+  let first = 0;
+  for (let last = 0; last < times.length; last++) {
+    while (times[last]! - times[first]! >= windowMs) first++;
+    peak = Math.max(peak, last - first + 1);
+  }
+  return peak;
+}
 
 export class StatsRecorder {
   private s: SandboxStats = StatsRecorder.empty();
   private readonly notBefore = new Map<string, { from: number; until: number }>();
+  /** ascending: request() is called in arrival order with a monotonic clock */
+  private times: number[] = [];
 
   static empty(): SandboxStats {
-    return { total: 0, writes: 0, byRoute: {}, faults: { error: 0, throttle: 0, drop: 0 }, retryAfterViolations: 0 };
+    return { total: 0, writes: 0, byRoute: {}, faults: { error: 0, throttle: 0, drop: 0 }, retryAfterViolations: 0, peakPerSecond: 0 };
   }
 
   request(method: string, route: string, write: boolean, path: string, nowMs: number): void {
     this.s.total++;
+    if (this.times.length >= ARRIVALS_CAP) this.times.splice(0, ARRIVALS_CAP / 10);
+    this.times.push(nowMs);
     if (write) this.s.writes++;
     const key = `${method} ${route}`;
     this.s.byRoute[key] = (this.s.byRoute[key] ?? 0) + 1;
@@ -51,12 +73,23 @@ export class StatsRecorder {
     this.notBefore.set(`${method} ${path}`, { from: sentMs + REACTION_MS, until: untilMs });
   }
 
+  /** Arrival times (ms, performance.now()) of the counted requests, oldest first. */
+  arrivals(): number[] {
+    return [...this.times];
+  }
+
+  /** The most requests that arrived within any window of `windowMs`: the rate a site limit sees. */
+  peakRate(windowMs = 1000): number {
+    return peakInWindow(this.times, windowMs);
+  }
+
   snapshot(): SandboxStats {
-    return structuredClone(this.s);
+    return { ...structuredClone(this.s), peakPerSecond: this.peakRate(1000) };
   }
 
   reset(): void {
     this.s = StatsRecorder.empty();
     this.notBefore.clear();
+    this.times = [];
   }
 }
