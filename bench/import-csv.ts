@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Queue } from 'bullmq';
 import { writeEventsCsv } from '../src/sources/csv/generate.ts';
 import { bullConnection } from '../src/queue/connection.ts';
-import { spawnWorker, waitFor, writeConfig } from '../test/support/worker-process.ts';
+import { spawnWorker, waitForFinish, writeConfig } from '../test/support/worker-process.ts';
 import { benchRedis, PASSWORD, sandboxProcess, USER } from './env.ts';
 import { inChild, round, type Scenario } from './lib.ts';
 
@@ -27,11 +27,7 @@ export async function csvFlowRate(opts: { rows: number; workers: number; latency
     await sandbox.resetStats();
     const t = performance.now();
     const planner = await queue.add('import-csv', { source: 'flow' });
-    const plan = await waitFor('planner', async () => (await queue.getJob(planner.id as string))?.returnvalue as { finishJobId: string } | undefined, 300_000, 50);
-    const finish = await waitFor('finish', async () => {
-      const j = await queue.getJob(plan.finishJobId);
-      return j?.finishedOn ? j : undefined;
-    }, 600_000, 50);
+    const finish = await waitForFinish(queue, planner, 600_000, 50);
     const ms = performance.now() - t;
     const created = (finish.returnvalue as { counts: { events: { created: number } } }).counts.events.created;
     if (created !== opts.rows) throw new Error(`flow created ${created} of ${opts.rows} rows`);

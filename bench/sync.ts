@@ -4,7 +4,7 @@ import { bullConnection } from '../src/queue/connection.ts';
 import { resolveSite } from '../src/config/sites.ts';
 import type { ReportJson } from '../src/sync/report.ts';
 import { mapConcurrent } from '../src/util/pool.ts';
-import { spawnWorker, waitFor, writeConfig } from '../test/support/worker-process.ts';
+import { spawnWorker, waitForFinish, writeConfig } from '../test/support/worker-process.ts';
 import { benchRedis, PASSWORD, sandboxProcess, USER, type SandboxProcess } from './env.ts';
 import { round, type Scenario } from './lib.ts';
 
@@ -43,11 +43,7 @@ async function syncFlow(src: SandboxProcess, events: number, workers: number, la
   const run = async () => {
     const t = performance.now();
     const planner = await queue.add('sync-site', { sync: 'bench' });
-    const plan = await waitFor('planner', async () => (await queue.getJob(planner.id as string))?.returnvalue as { finishJobId: string } | undefined, 600_000, 20);
-    const finish = await waitFor('finish', async () => {
-      const j = await queue.getJob(plan.finishJobId);
-      return j?.finishedOn ? j : undefined;
-    }, 600_000, 20);
+    const finish = await waitForFinish(queue, planner, 600_000, 20);
     const p = await queue.getJob(planner.id as string);
     return { ms: performance.now() - t, planMs: (p?.finishedOn ?? 0) - (p?.processedOn ?? 0), report: finish.returnvalue as ReportJson };
   };

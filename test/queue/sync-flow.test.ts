@@ -8,7 +8,7 @@ import type { ReportJson } from '../../src/sync/report.ts';
 import { redisUrl, testPrefix } from '../support/redis.ts';
 import { seedSite } from '../support/seed.ts';
 import { PASSWORD, USER, testSite } from '../support/site.ts';
-import { spawnWorker, waitFor, writeConfig, type WorkerProcess } from '../support/worker-process.ts';
+import { spawnWorker, waitFor, waitForFinish, writeConfig, type WorkerProcess } from '../support/worker-process.ts';
 
 const LANGS: Language[] = ['en', 'fr', 'de'];
 const PER_LANG = 400;
@@ -53,13 +53,7 @@ describe('sync-site as a BullMQ flow across worker processes', () => {
     const spawn = () => spawnWorker({ config, redisUrl: redisUrl(), prefix, env: { SB_PASSWORD: PASSWORD }, args: ['--queues', 'sync'] });
     return { prefix, queue, spawn };
   };
-  const finishOf = async (queue: Queue, planner: Job, timeoutMs = 180_000): Promise<Job> => {
-    const plan = await waitFor('the plan', async () => (await queue.getJob(planner.id as string))?.returnvalue as { finishJobId: string } | undefined, timeoutMs, 100);
-    return waitFor('the finish job', async () => {
-      const j = await queue.getJob(plan.finishJobId);
-      return j?.finishedOn ? j : undefined;
-    }, timeoutMs, 200);
-  };
+  const finishOf = (queue: Queue, planner: Job, timeoutMs = 180_000) => waitForFinish(queue, planner, timeoutMs);
 
   it('a worker killed mid-sync: pages finished before are not redone, the rest is picked up, the target ends as a clean sync', async () => {
     const target = await testSite();

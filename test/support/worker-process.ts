@@ -1,3 +1,4 @@
+import type { Job, Queue } from 'bullmq';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,4 +51,16 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/**
+ * Polls a planner job (CSV import, sync) until its flow's finish job has ended, and returns that
+ * job. Polling rather than QueueEvents, because tests kill the workers that would emit events.
+ */
+export async function waitForFinish(queue: Queue, planner: Job, timeoutMs = 180_000, everyMs = 100): Promise<Job> {
+  const plan = await waitFor('the plan', async () => (await queue.getJob(planner.id as string))?.returnvalue as { finishJobId: string } | undefined, timeoutMs, everyMs);
+  return waitFor('the finish job', async () => {
+    const j = await queue.getJob(plan.finishJobId);
+    return j?.finishedOn ? j : undefined;
+  }, timeoutMs, everyMs);
 }
