@@ -13,9 +13,10 @@ import type { EventTiming } from './timing.ts';
  * means "starts on/after" and would drop the event under way at the window start, and `end_date`
  * means "ends on/before" and would drop an event that starts inside but ends after the window.
  * So:
- * - `start_date=1970-01-01` and `end_date=2100-12-31` are sent explicitly, only to switch off the
+ * - `start_date=1970-01-02` and `end_date=2100-12-31` are sent explicitly, only to switch off the
  *   site's default window (yesterday → +2 years), which would otherwise apply on 6.17.x and on
- *   sites that keep the defaults when a `starts_*`/`ends_*` bound is present;
+ *   sites that keep the defaults when a `starts_*`/`ends_*` bound is present. Not 1970-01-01:
+ *   the site's date validator rejects any value that is Unix time 0 (`epochSafeDay`);
  * - `ends_after` and `starts_before` do the narrowing. They are whole-day bounds moved to 23:59:59
  *   of their day and compared with the site's LOCAL wall times, while events sit in many zones
  *   (up to 14 h from UTC). Both are therefore widened by days: `ends_after=<from − 2 days>` (end ≥
@@ -41,11 +42,23 @@ export interface ExportWindow {
 }
 
 const DAY_MS = 86_400_000;
-const FAR_PAST = '1970-01-01';
+const FAR_PAST = '1970-01-02';
+const EPOCH_DAY = '1970-01-01';
 const FAR_FUTURE = '2100-12-31';
 
 function utcDay(ms: number): string {
   return formatDay(Math.floor(ms / DAY_MS));
+}
+
+/**
+ * Real sites validate every date filter with PHP's `strtotime()` and take its result as a boolean,
+ * so the day that is Unix time 0 is "not a date" (400 rest_invalid_param). Whole-day bounds
+ * never need that exact day: move it one day outwards, which only widens the query (the exact
+ * window is applied locally).
+ */
+export function epochSafeDay(day: string, outwards: 'earlier' | 'later'): string {
+  if (day !== EPOCH_DAY) return day;
+  return outwards === 'earlier' ? '1969-12-31' : '1970-01-02';
 }
 
 /** The list query for a window and the user's filters (without page/per_page: the iterator adds them). */
@@ -53,8 +66,8 @@ export function windowQuery(window: ExportWindow, filters: ExportFilters = {}): 
   const q: EventListQuery = {
     start_date: FAR_PAST,
     end_date: FAR_FUTURE,
-    ends_after: utcDay(window.from.getTime() - 2 * DAY_MS),
-    starts_before: utcDay(window.to.getTime() + DAY_MS),
+    ends_after: epochSafeDay(utcDay(window.from.getTime() - 2 * DAY_MS), 'earlier'),
+    starts_before: epochSafeDay(utcDay(window.to.getTime() + DAY_MS), 'later'),
     // A feed is public: without a status an authenticated list is `any`, drafts included (CONTRACT B6.2).
     status: filters.status ?? 'publish',
   };

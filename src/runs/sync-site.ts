@@ -44,6 +44,15 @@ export interface SyncPlan {
 const fmt = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
 
 /**
+ * A window bound for the source's list filters. Real sites reject a date that is Unix time 0
+ * (their validator takes strtotime()'s result as a boolean); one second later is the same
+ * whole-day filter (`start_date` snaps to 00:00:00, `end_date` to 23:59:59 of its day).
+ */
+export function listBound(d: Date): string {
+  return d.getTime() === 0 ? fmt(new Date(1000)) : fmt(d);
+}
+
+/**
  * `modified_utc` has one-second precision: an edit in the same second as our read would carry
  * the same value. Only values older than this (by our clock, allowing for skew) may skip rendering.
  */
@@ -89,8 +98,8 @@ export class SiteSync {
     for await (const t of source.categories.iterate({ hide_empty: false, per_page: 50 }, { lang: p.lang })) categoriesById.set(t.id, t);
     const pageSize = p.pageSize ?? 50;
     const query = {
-      start_date: fmt(p.window.from),
-      end_date: fmt(p.window.to),
+      start_date: listBound(p.window.from),
+      end_date: listBound(p.window.to),
       status: 'publish',
       per_page: Math.min(pageSize, 50),
       ...(p.categories?.length ? { categories: p.categories } : {}),

@@ -147,12 +147,24 @@ describe('window', () => {
 
   it('queries overlap: explicit wide start_date/end_date, widened ends_after/starts_before, status publish', () => {
     expect(windowQuery(window)).toEqual({
-      start_date: '1970-01-01',
+      start_date: '1970-01-02',
       end_date: '2100-12-31',
       ends_after: '2030-01-30',
       starts_before: '2030-03-01',
       status: 'publish',
     });
+  });
+
+  it('regression: ICS export sent start_date=1970-01-01, which real sites reject as timestamp 0', () => {
+    // Real TEC validates date filters with strtotime() as a boolean: the Unix-time-0 day is "invalid".
+    const epochDay = (v: unknown) => typeof v === 'string' && v.startsWith('1970-01-01');
+    const nearEpoch = { from: new Date('1970-01-03T00:00:00Z'), to: new Date('1969-12-31T00:00:00Z') };
+    for (const w of [window, nearEpoch]) {
+      const q = windowQuery(w) as Record<string, unknown>;
+      for (const k of ['start_date', 'end_date', 'ends_after', 'starts_before']) expect(epochDay(q[k]), `${k}=${String(q[k])}`).toBe(false);
+    }
+    // Moving the epoch day only ever widens the query.
+    expect(windowQuery(nearEpoch)).toMatchObject({ ends_after: '1969-12-31', starts_before: '1970-01-02' });
   });
 
   it('passes every filter through', () => {
