@@ -279,3 +279,28 @@ export function addYears(wall: number, years: number): number {
   d.setUTCFullYear(d.getUTCFullYear() + years);
   return d.getTime();
 }
+
+/** The Unix time PHP's strtotime() gives a string (WordPress runs PHP in UTC; an offset or `Z` counts). */
+function phpTimestamp(value: string, nowWall: number): number | undefined {
+  const wall = parseDateInput(value, nowWall);
+  if (wall === undefined) return undefined;
+  const s = value.trim();
+  const off = /^\d{4}-\d{1,2}-\d{1,2}[T ].*?(Z|([+-])(\d{2}):?(\d{2})?)$/i.exec(s);
+  if (!off || !off[2]) return wall / 1000;
+  const mins = Number(off[3]) * 60 + Number(off[4] ?? 0);
+  return wall / 1000 - (off[2] === '-' ? -1 : 1) * mins * 60;
+}
+
+/**
+ * TEC's `is_time` validator (every date argument, on writes and list filters): a number, or a
+ * string strtotime() can read, its result taken as a boolean. So the string that IS Unix time 0
+ * (`1970-01-01`, `1970-01-01 00:00:00`, `1970-01-01T01:00:00+01:00`) is refused, while the
+ * numeric `0` and `1970-01-01 00:00:01` pass.
+ */
+export function isTimeValue(value: unknown, nowWall: number): boolean {
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value !== 'string') return false;
+  if (/^\s*[+-]?\d+(?:\.\d+)?\s*$/.test(value)) return true;
+  const ts = phpTimestamp(value, nowWall);
+  return ts !== undefined && ts !== 0;
+}

@@ -1,5 +1,5 @@
 import { nowWall, type Ctx, type Reply } from './context.ts';
-import { addYears, endOfDay, formatWall, instantToWall, parseDateInput, startOfDay } from './dates.ts';
+import { addYears, endOfDay, formatWall, instantToWall, isTimeValue, parseDateInput, startOfDay } from './dates.ts';
 import { ApiError, invalidParams } from './errors.ts';
 import { findLinked } from './linked.ts';
 import { organizerSpec } from './organizers.ts';
@@ -35,7 +35,7 @@ export function validateEventList(ctx: Ctx): ApiError | undefined {
   const bad = invalidPaging(ctx);
   const details: Record<string, unknown> = {};
   const now = nowWall(ctx.site);
-  for (const d of DATE_PARAMS) if (isSet(p[d]) && parseDateInput(p[d], now) === undefined) bad.push(d);
+  for (const d of DATE_PARAMS) if (isSet(p[d]) && (!isTimeValue(p[d], now) || parseDateInput(p[d], now) === undefined)) bad.push(d);
   if (isSet(p.search) && typeof p.search !== 'string') bad.push('search');
   if (isSet(p.categories) && !filterTermIds(ctx.store, 'tribe_events_cat', ctx.lang, p.categories)) bad.push('categories');
   if (isSet(p.tags) && !filterTermIds(ctx.store, 'post_tag', ctx.lang, p.tags)) bad.push('tags');

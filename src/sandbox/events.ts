@@ -2,7 +2,7 @@ import type { Ctx, Endpoint, Reply } from './context.ts';
 import { ApiError, eventNotFound, inTrash, invalidParams, notAccessible } from './errors.ts';
 import { EVENT_WRITE_ARGS, createEvent, invalidEventWrite, updateEvent } from './event-write.ts';
 import { listEvents, validateEventList } from './event-list.ts';
-import { toId } from './params.ts';
+import { isPhpNonEmptyString, toId } from './params.ts';
 import { trash } from './posts.ts';
 import type { EventRecord } from './records.ts';
 import { renderEvent } from './shapes.ts';
@@ -34,8 +34,11 @@ function bySlug(ctx: Ctx): EventRecord | undefined {
 }
 
 /** 6.17.1 validates the id as an argument, before the permission check. */
+/** `/events/<id>` (any verb): the id, and `password`, which TEC validates with `is_string` (so `?password=` is a 400). */
 function idArgCheck(ctx: Ctx): string[] {
-  return ctx.site.version === '6.17.1' && lookupError(ctx, toId(ctx.path.id) ?? 0) ? ['id'] : [];
+  const bad = ctx.site.version === '6.17.1' && lookupError(ctx, toId(ctx.path.id) ?? 0) ? ['id'] : [];
+  if (ctx.params.password !== undefined && !isPhpNonEmptyString(ctx.params.password)) bad.push('password');
+  return bad;
 }
 
 function readable(ctx: Ctx, ev: EventRecord): void {

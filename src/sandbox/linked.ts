@@ -219,14 +219,16 @@ function listLinked<R extends Linked>(ctx: Ctx, spec: LinkedSpec<R>) {
     const ev = ctx.store.events.get(toId(p.event)!)!;
     related = new Set(spec.kind === 'venue' ? (ev.venue === null ? [] : [ev.venue]) : ev.organizers);
   }
-  const hasEvents = isSet(p.has_events) && toBool(p.has_events) === true;
+  // Real sites: `has_events=true` keeps those linked to any event, any false spelling (`false`,
+  // `0`, empty) keeps only those linked to none.
+  const hasEvents = isSet(p.has_events) ? toBool(p.has_events) : undefined;
   const upcoming = isSet(p.only_with_upcoming) && toBool(p.only_with_upcoming) === true ? upcomingLinks(ctx) : undefined;
   const all: R[] = [];
   for (const rec of mapOf(ctx.store, spec).values()) {
     if (rec.lang !== ctx.lang || !st.statuses.has(rec.status)) continue;
     if (words.length && !matchesSearch(rec, words)) continue;
     if (related && !related.has(rec.id)) continue;
-    if (hasEvents && ctx.store.linkCount(rec.id) === 0) continue;
+    if (hasEvents !== undefined && (ctx.store.linkCount(rec.id) > 0) !== hasEvents) continue;
     if (upcoming && !upcoming.has(rec.id)) continue;
     all.push(rec);
   }

@@ -85,6 +85,14 @@ export function isNonEmptyString(v: unknown): v is string {
   return typeof v === 'string' && v.trim() !== '';
 }
 
+/**
+ * TEC's `is_string` validator: `! empty( $value ) && is_string( $value )`. PHP's empty() also
+ * holds for `"0"`, and a JSON null fails too; whitespace passes.
+ */
+export function isPhpNonEmptyString(v: unknown): v is string {
+  return typeof v === 'string' && v !== '' && v !== '0';
+}
+
 /** FILTER_VALIDATE_URL, roughly: a scheme and a host. */
 export function isUrl(v: unknown): v is string {
   if (typeof v !== 'string') return false;

@@ -1,4 +1,4 @@
-import { formatWall, instantToWall, localToUtc, parseDateInput } from './dates.ts';
+import { formatWall, instantToWall, isTimeValue, localToUtc, parseDateInput } from './dates.ts';
 import { nowStamps, nowWall, type SiteConfig } from './context.ts';
 import { isUrl, sanitizeSlug, toId, type Params } from './params.ts';
 import { POST_STATUSES, UNPUBLISHED, type PostBase, type PostKind, type PostRecord } from './records.ts';
@@ -31,7 +31,7 @@ export function resolveImage(store: Store, v: unknown): number | null {
 
 /** `date`/`date_utc` arguments are validated like any date. */
 export function isDateValue(site: SiteConfig, v: unknown): boolean {
-  return parseDateInput(v, nowWall(site)) !== undefined;
+  return isTimeValue(v, nowWall(site)) && parseDateInput(v, nowWall(site)) !== undefined;
 }
 
 /**

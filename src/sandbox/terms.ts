@@ -1,7 +1,7 @@
 import type { Ctx, Endpoint, Reply } from './context.ts';
 import { ApiError, invalidParams } from './errors.ts';
 import { invalidPaging, paging } from './paging.ts';
-import { asText, isNonEmptyString, isSet, sanitizeSlug, toBool, toId, toList, toPositiveInt } from './params.ts';
+import { asText, isNonEmptyString, isPhpNonEmptyString, isSet, sanitizeSlug, toBool, toId, toList, toPositiveInt } from './params.ts';
 import type { Taxonomy, TermRecord } from './records.ts';
 import { collectionUrl, renderTerm } from './shapes.ts';
 import type { Store } from './store.ts';
@@ -95,7 +95,8 @@ function termEndpoints(kind: TermKind): { list: Endpoint; create: Endpoint; read
     const p = ctx.params;
     const bad: string[] = [];
     if (isSet(p.name) && !isNonEmptyString(asText(p.name))) bad.push('name');
-    if (isSet(p.description) && asText(p.description) === undefined) bad.push('description');
+    // Real sites: `description: ""` (or null) → 400, so a description cannot be cleared through v1.
+    if (p.description !== undefined && !isPhpNonEmptyString(p.description)) bad.push('description');
     if (isSet(p.slug) && asText(p.slug) === undefined) bad.push('slug');
     if (kind.hierarchical && isSet(p.parent) && p.parent !== 0 && p.parent !== '0'
       && !findTermById(ctx.store, kind.taxonomy, ctx.lang, toId(p.parent))) bad.push('parent');
