@@ -4,6 +4,7 @@ import type { ResolvedSite } from '../config/sites.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import type { Language } from '../model/languages.ts';
 import { copiedSlug, DRAFT_VERSION, eventDraftFromRecord, eventLinksFromRecord } from '../sources/site/normalize.ts';
+import { RawTextReader } from '../sources/site/raw-text.ts';
 import { SiteWriter, type OnEdit, type PlannedEvent } from '../sync/events.ts';
 import type { Ledger } from '../sync/ledger.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
@@ -77,6 +78,8 @@ export class SiteSync {
   private readonly ledger: Ledger;
   private readonly target: CalendarClient;
   private source?: CalendarClient;
+  private rawSource?: CalendarClient;
+  private rawText?: RawTextReader;
 
   constructor(p: SyncParams, ctx: RunContext, report: RunReport) {
     this.p = p;
@@ -93,6 +96,9 @@ export class SiteSync {
   async plan(onPage: (page: SyncPage) => Promise<void>): Promise<SyncPlan> {
     const { p, ctx } = this;
     const source = (this.source ??= new CalendarClient({ ...p.from.connection, language: p.lang, ...clientHooks(ctx, p.from.key) }));
+    // The same site through WordPress core's routes, for the text as typed (see raw-text.ts).
+    this.rawSource ??= new CalendarClient({ ...p.from.connection, namespace: 'wp/v2', language: p.lang, ...clientHooks(ctx, p.from.key) });
+    const rawText = (this.rawText ??= new RawTextReader(this.rawSource, p.lang));
     // The source's category tree, so parents can be created first on the target.
     const categoriesById = new Map<number, TermRecord>();
     for await (const t of source.categories.iterate({ hide_empty: false, per_page: 50 }, { lang: p.lang })) categoriesById.set(t.id, t);
@@ -110,7 +116,7 @@ export class SiteSync {
     let done = 0;
     const flush = async (records: EventRecord[]) => {
       if (records.length === 0) return;
-      await onPage({ index: pages++, items: await this.planRecords(records, categoriesById) });
+      await onPage({ index: pages++, items: await this.planRecords(await rawText.apply(records), categoriesById) });
       done += records.length;
       await ctx.onProgress?.({ phase: 'plan', done });
     };
@@ -126,6 +132,9 @@ export class SiteSync {
     await flush(batch);
     // Events hidden from listings are not listed by the source: fetch the ones copied before by id.
     await flush(await this.hiddenRecords(source));
+    if (rawText.unavailable) {
+      this.report.warn(`titles and texts were copied as the source renders them (typographic quotes and dashes), not as typed: ${rawText.unavailable}; the source's user needs to be able to edit events for the raw text`);
+    }
     return { pages, seen: [...this.writer.seen], cancelled: [...this.writer.cancelled] };
   }
 
@@ -193,9 +202,10 @@ export class SiteSync {
   }
 
   async close(): Promise<void> {
-    if (this.source) {
-      this.report.countRequests(this.source.stats());
-      await this.source.close();
+    for (const c of [this.source, this.rawSource]) {
+      if (!c) continue;
+      this.report.countRequests(c.stats());
+      await c.close();
     }
     this.report.countRequests(this.target.stats());
     await this.target.close();

@@ -1,3 +1,4 @@
+import { wpV2List, wpV2PostType } from './wp-v2.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LANGUAGES } from '../model/languages.ts';
 import { authenticate, type Credentials } from './auth.ts';
@@ -123,7 +124,8 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   const ns = deps.site.namespaces.find((n) => target.restPath === `/${n}` || target.restPath.startsWith(`/${n}/`));
   const sub = ns ? target.restPath.slice(ns.length + 1) : undefined;
   const matched = sub === undefined ? undefined : matchRoute(sub);
-  const routeKey = matched ? matched.route.template || '/' : target.restPath === '' ? '(site index)' : target.restPath === '/wp/v2/users/me' ? '/wp/v2/users/me' : '(no route)';
+  const wpType = wpV2PostType(target.restPath);
+  const routeKey = matched ? matched.route.template || '/' : target.restPath === '' ? '(site index)' : target.restPath === '/wp/v2/users/me' ? '/wp/v2/users/me' : wpType ? `/wp/v2/${wpType}` : '(no route)';
 
   deps.stats.request(method, routeKey, Boolean(matched) && WRITE_METHODS.has(method), `${url.pathname}`, performance.now());
   // Counted before the body is read: the arrival time is when the request came, in arrival order.
@@ -164,6 +166,12 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   if (target.restPath === '/wp/v2/users/me' && method === 'GET') {
     if (!authed) throw new ApiError(401, 'rest_not_logged_in', 'You are not currently logged in.');
     return send(res, 200, { id: 1, name: deps.creds.user, slug: deps.creds.user });
+  }
+  if (wpType && method === 'GET') {
+    const query = parsePhpQuery(url.searchParams);
+    const queryLang = typeof query.ml_language === 'string' && (LANGUAGES as readonly string[]).includes(query.ml_language) ? query.ml_language : 'en';
+    const reply = wpV2List(deps.store, wpType, query, authed, target.langSegment ?? queryLang);
+    return send(res, reply.status, reply.body, reply.headers);
   }
   if (!matched || !ns) throw noRoute();
 

@@ -13,6 +13,11 @@ export type Taxonomy = 'categories' | 'tags';
 /** Term names come back HTML-encoded (`&amp;`); compare on the decoded, case-folded text. */
 export const termKey = nameKey;
 
+/** A description worth sending: the site refuses `""` (and PHP-empty `"0"`) with a 400. */
+function termText(s: string | undefined): string | undefined {
+  return s !== undefined && s.trim() !== '' && s !== '0' ? s : undefined;
+}
+
 interface TermInfo {
   id: number;
   name: string;
@@ -111,15 +116,22 @@ export class TermResolver {
     return this.resolve('categories', typeof d.parent === 'string' ? { name: d.parent } : d.parent);
   }
 
-  /** A term matched by slug whose name, description or parent changed at the source. */
+  /**
+   * A term matched by slug whose name, description or parent changed at the source. The site
+   * refuses `description: ""` (400), so an empty description is never sent: the key is left out,
+   * which keeps the target's text. A description emptied at the source therefore stays on the
+   * target (reported, not retried on every run).
+   */
   private async refresh(tax: Taxonomy, idx: TermIndex, id: number, d: TermDraft): Promise<number> {
     const cur = idx.byId.get(id);
     const parent = await this.parentOf(tax, d);
+    const description = termText(d.description);
     const changed =
       cur !== undefined &&
-      (termKey(cur.name) !== termKey(d.name) || (d.description ?? '') !== (cur.description ?? '') || (tax === 'categories' && parent !== undefined && parent !== (cur.parent ?? 0)));
+      (termKey(cur.name) !== termKey(d.name) || (description !== undefined && description !== (cur.description ?? '')) || (tax === 'categories' && parent !== undefined && parent !== (cur.parent ?? 0)));
+    const stale = description === undefined && termText(cur?.description) !== undefined ? 'the source has no description; the site cannot clear one, so the target keeps its own' : undefined;
     if (!changed) {
-      this.opts.report.add({ kind: tax, slug: d.slug, outcome: 'unchanged', siteId: id });
+      this.opts.report.add({ kind: tax, slug: d.slug, outcome: 'unchanged', siteId: id, ...(stale ? { reason: stale } : {}) });
       return id;
     }
     if (this.opts.dryRun) {
@@ -128,11 +140,12 @@ export class TermResolver {
     }
     try {
       const res = tax === 'categories' ? this.client.categories : this.client.tags;
-      const body: Record<string, unknown> = { name: d.name, description: d.description ?? '' };
+      const body: Record<string, unknown> = { name: d.name };
+      if (description !== undefined) body.description = description;
       // Only set, never cleared: the API takes no parent 0 (moving a category to the top level is left to the site).
       if (tax === 'categories' && parent !== undefined && parent > 0) body.parent = parent;
       await res.update(id, body as never, { lang: this.opts.lang });
-      this.opts.report.add({ kind: tax, slug: d.slug, outcome: 'updated', siteId: id });
+      this.opts.report.add({ kind: tax, slug: d.slug, outcome: 'updated', siteId: id, ...(stale ? { reason: stale } : {}) });
     } catch (err) {
       this.opts.report.add({ kind: tax, slug: d.slug, outcome: 'failed', siteId: id, reason: `could not update "${d.name}": ${(err as Error).message}` });
     }
@@ -162,7 +175,8 @@ export class TermResolver {
       const res = tax === 'categories' ? this.client.categories : this.client.tags;
       const body: Record<string, unknown> = { name: d.name };
       if (d.slug) body.slug = d.slug;
-      if (d.description) body.description = d.description;
+      const description = termText(d.description);
+      if (description !== undefined) body.description = description;
       if (parent !== undefined && parent > 0) body.parent = parent;
       const created = await res.create(body as never, { lang: this.opts.lang });
       idx.bySlug.set(created.slug, created.id);

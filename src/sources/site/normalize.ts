@@ -66,7 +66,7 @@ export function termDraft(t: Pick<TermRecord, 'name' | 'slug' | 'description' | 
  * Bump when the mapping from a source record to a draft changes: a sync skips rendering events
  * the source has not modified since they were written with the same version.
  */
-export const DRAFT_VERSION = 1;
+export const DRAFT_VERSION = 2; // 2: titles and texts as typed (raw-text.ts)
 
 /** What a source event links to, as drafts (also used without building the whole event draft). */
 export function eventLinksFromRecord(r: EventRecord, opts: { sourceSiteKey: string; categoriesById?: Map<number, TermRecord> }) {

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { ApiError, type CalendarClient, type EventRecord } from '../../api/index.ts';
+import { eventVenue } from '../../api/index.ts';
+import type { Language } from '../../model/languages.ts';
+
+/**
+ * The text of a source site's events, venues and organizers as their authors typed it.
+ *
+ * The v1 API returns titles and texts rendered by WordPress: `wptexturize` turns `'`, `"`, `--`
+ * and `...` into typographic characters and `&` into `&#038;`, and the content gets `<p>` tags.
+ * Copying that would change `Tom's "late" set` into `Tom’s “late” set` on the target. WordPress
+ * core's own route for the same posts (`/wp/v2/tribe_events`, `tribe_venue`, `tribe_organizer`,
+ * registered by TEC with `show_in_rest`) gives the stored text under `context=edit` (`title.raw`,
+ * `content.raw`, `excerpt.raw`), to a user who may edit them. One request per page of records.
+ *
+ * Without that route or that permission (401/403/404, or an answer of another shape) the reader
+ * switches itself off for the run and the sync keeps the rendered text, decoded (see README).
+ */
+
+export const POST_TYPES = { events: 'tribe_events', venues: 'tribe_venue', organizers: 'tribe_organizer' } as const;
+export type RawKind = keyof typeof POST_TYPES;
+
+export interface RawText {
+  title?: string;
+  content?: string;
+  excerpt?: string;
+}
+
+const Raw = z.object({ raw: z.string() }).partial().optional();
+const RawItems = z.array(z.object({ id: z.number(), title: Raw, content: Raw, excerpt: Raw }));
+
+/** WordPress core caps `per_page` at 100. */
+const CHUNK = 100;
+
+export class RawTextReader {
+  private readonly client: CalendarClient;
+  private readonly lang?: Language;
+  /** Why the route is not used, once it has failed; undefined while it works. */
+  unavailable?: string;
+
+  /** `client` is a client for the same site with namespace `wp/v2`. */
+  constructor(client: CalendarClient, lang?: Language) {
+    this.client = client;
+    this.lang = lang;
+  }
+
+  /** Raw text by id; ids the route does not return (or every id, once it is unavailable) are absent. */
+  async read(kind: RawKind, ids: number[]): Promise<Map<number, RawText>> {
+    const out = new Map<number, RawText>();
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length && !this.unavailable; i += CHUNK) {
+      const chunk = unique.slice(i, i + CHUNK);
+      const type = POST_TYPES[kind];
+      let body: unknown;
+      try {
+        body = await this.client.request({
+          method: 'GET',
+          path: `/${type}`,
+          route: `/wp/v2/${type}`,
+          query: { include: chunk.join(','), per_page: CHUNK, context: 'edit', status: 'any', _fields: 'id,title,content,excerpt' },
+        }, { lang: this.lang });
+      } catch (err) {
+        if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429) {
+          this.unavailable = `${err.method} ${err.url.replace(/\?.*$/, '')} → ${err.status} ${err.code}`;
+          break;
+        }
+        throw err;
+      }
+      const parsed = RawItems.safeParse(body);
+      if (!parsed.success) {
+        this.unavailable = `/wp/v2/${type} answered in an unexpected shape`;
+        break;
+      }
+      for (const item of parsed.data) out.set(item.id, { title: item.title?.raw, content: item.content?.raw, excerpt: item.excerpt?.raw });
+    }
+    return out;
+  }
+
+  /**
+   * Copies of `records` whose event, venue and organizer titles and texts are the raw ones where
+   * the route gave them; the rest keep the rendered values.
+   */
+  async apply(records: EventRecord[]): Promise<EventRecord[]> {
+    if (this.unavailable || records.length === 0) return records;
+    const venueIds = records.map((r) => eventVenue(r)?.id).filter((n): n is number => typeof n === 'number');
+    const orgIds = records.flatMap((r) => (r.organizer ?? []).map((o) => (o as { id?: number }).id)).filter((n): n is number => typeof n === 'number');
+    const events = await this.read('events', records.map((r) => r.id));
+    const venues = await this.read('venues', venueIds);
+    const organizers = await this.read('organizers', orgIds);
+    return records.map((r) => {
+      const e = events.get(r.id);
+      const copy: EventRecord = { ...r };
+      if (e?.title !== undefined && e.title.trim() !== '') copy.title = e.title;
+      if (e?.content !== undefined) copy.description = e.content;
+      if (e?.excerpt !== undefined) copy.excerpt = e.excerpt;
+      if (r.venue && typeof r.venue === 'object') {
+        copy.venue = Array.isArray(r.venue) ? r.venue.map((v) => linkedRaw(v, 'venue', venues)) : linkedRaw(r.venue, 'venue', venues);
+      }
+      if (Array.isArray(r.organizer)) copy.organizer = r.organizer.map((o) => linkedRaw(o, 'organizer', organizers));
+      return copy;
+    });
+  }
+}
+
+function linkedRaw<T>(rec: T, nameField: 'venue' | 'organizer', raw: Map<number, RawText>): T {
+  const id = (rec as { id?: number }).id;
+  const t = id === undefined ? undefined : raw.get(id);
+  if (!t) return rec;
+  const copy = { ...rec } as Record<string, unknown>;
+  if (t.title !== undefined && t.title.trim() !== '') copy[nameField] = t.title;
+  if (t.content !== undefined) copy.description = t.content;
+  return copy as T;
+}
