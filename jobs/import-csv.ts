@@ -25,6 +25,7 @@ export const CsvImportOptions = z.object({
   defaultTimezone: z.string().default('UTC'),
   status: z.enum(['publish', 'draft']).default('publish'),
   createTerms: z.boolean().default(true),
+  adoptLinked: z.enum(['link', 'overwrite']).default('link'),
   dryRun: z.boolean().default(false),
   chunkSize: z.number().int().min(1).max(10_000).default(500),
   rejects: z.string().optional(),
@@ -50,6 +51,7 @@ export function csvParams(o: CsvImportOptions, config?: CalsyncConfig, extra: Pa
     defaultTimezone: o.defaultTimezone,
     status: o.status,
     createTerms: o.createTerms,
+    adoptLinked: o.adoptLinked,
     dryRun: o.dryRun,
     chunkSize: o.chunkSize,
     rejectsPath: o.rejects,
@@ -65,7 +67,7 @@ export function resolveCsvPayload(payload: ImportCsvPayload, config: CalsyncConf
   return {
     ...CsvImportOptions.parse({
       location: s.url, site: s.site, kind: s.csvKind, source: s.name, lang: s.language, map: s.map, key: s.key, dateFormat: s.dateFormat,
-      encoding: s.encoding, delimiter: s.delimiter, defaultTimezone: s.defaultTimezone, status: s.status, createTerms: s.createTerms,
+      encoding: s.encoding, delimiter: s.delimiter, defaultTimezone: s.defaultTimezone, status: s.status, createTerms: s.createTerms, adoptLinked: s.adoptLinked,
       chunkSize: s.chunkSize, allow: s.allow, dryRun: payload.dryRun ?? false,
     }),
     configured: true,

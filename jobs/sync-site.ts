@@ -20,6 +20,7 @@ export const SyncOptions = z.object({
   window: z.string().default('-30d..+365d'),
   retire: z.enum(['keep', 'draft', 'trash', 'delete']).default('keep'),
   onEdit: z.enum(['overwrite', 'preserve']).default('overwrite'),
+  adoptLinked: z.enum(['link', 'overwrite']).default('link'),
   categories: z.array(z.union([z.string(), z.number()])).optional(),
   tags: z.array(z.union([z.string(), z.number()])).optional(),
   dryRun: z.boolean().default(false),
@@ -34,7 +35,7 @@ export function resolveSyncPayload(p: z.infer<typeof SyncSitePayload>, config: C
   const s = config.syncs.find((x) => x.name === p.sync);
   if (!s) throw new Error(`no sync named "${p.sync}" in the config`);
   return {
-    ...SyncOptions.parse({ from: s.from, to: s.to, langs: s.languages ?? 'all', window: `${s.window.from}..${s.window.to}`, retire: s.retire, onEdit: s.onEdit, dryRun: p.dryRun ?? false }),
+    ...SyncOptions.parse({ from: s.from, to: s.to, langs: s.languages ?? 'all', window: `${s.window.from}..${s.window.to}`, retire: s.retire, onEdit: s.onEdit, adoptLinked: s.adoptLinked, dryRun: p.dryRun ?? false }),
     name: s.name,
   };
 }
@@ -52,6 +53,7 @@ export function syncParams(o: SyncOptions, config?: CalsyncConfig): SyncParams[]
     window,
     retire: o.retire,
     onEdit: o.onEdit,
+    adoptLinked: o.adoptLinked,
     categories: o.categories,
     tags: o.tags,
     dryRun: o.dryRun,

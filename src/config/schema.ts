@@ -48,6 +48,8 @@ const SourceBase = {
   status: z.enum(['publish', 'draft']).default('publish'),
   defaultTimezone: z.string().default('UTC'),
   createTerms: z.boolean().default(true),
+  /** Venues/organizers already on the site that calsync did not create: link only, or overwrite their fields. */
+  adoptLinked: z.enum(['link', 'overwrite']).default('link'),
   /** Hosts or CIDRs exempt from the SSRF guard (trusted internal feeds). */
   allow: z.array(z.string()).default([]),
 };
@@ -113,6 +115,8 @@ export const SyncConfig = z.strictObject({
   window: z.object({ from: DateSpec, to: DateSpec }).default({ from: '-30d', to: '+365d' }),
   retire: RetirePolicy.default('keep'),
   onEdit: OnEdit.default('overwrite'),
+  /** Venues/organizers already on the target that calsync did not create: link only, or overwrite their fields. */
+  adoptLinked: z.enum(['link', 'overwrite']).default('link'),
   schedule: Schedule.optional(),
 });
 export type SyncConfig = z.infer<typeof SyncConfig>;

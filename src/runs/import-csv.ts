@@ -10,6 +10,7 @@ import type { Language } from '../model/languages.ts';
 import { fetchSource, FetchError } from '../sources/fetch/index.ts';
 import { inspectCsv, readCsv, writeRejectsCsv, CsvRefusedError, type CsvInspection, type CsvItem, type CsvKind, type CsvOptions } from '../sources/csv/index.ts';
 import { SiteWriter } from '../sync/events.ts';
+import type { AdoptLinked } from '../sync/linked.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
 import { clientHooks, ledgerFor, RunFailedError, type RunContext } from './context.ts';
 
@@ -27,6 +28,8 @@ export interface CsvImportParams {
   defaultTimezone: string;
   status: 'publish' | 'draft';
   createTerms: boolean;
+  /** Venues/organizers already on the site that calsync did not create. @defaultValue 'link' */
+  adoptLinked?: AdoptLinked;
   dryRun: boolean;
   chunkSize: number;
   rejectsPath?: string;
@@ -120,7 +123,7 @@ export async function processChunk(p: CsvImportParams, chunk: CsvChunk, ctx: Run
   const ledger = ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey });
   const rawByLine = new Map(chunk.items.map((i) => [i.line, i.raw]));
   try {
-    const writer = new SiteWriter({ client, ledger, report, sourceKey: p.sourceKey, lang: p.lang, dryRun: p.dryRun, status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal });
+    const writer = new SiteWriter({ client, ledger, report, sourceKey: p.sourceKey, lang: p.lang, dryRun: p.dryRun, status: p.status, createTerms: p.createTerms, adoptLinked: p.adoptLinked, concurrency: p.site.concurrency, signal: ctx.signal });
     const results = chunk.items.map((i) => i.result);
     if (p.kind === 'events') {
       await writer.writeEvents(results as Normalized<EventDraft>[]);

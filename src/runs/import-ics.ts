@@ -6,6 +6,7 @@ import type { Language } from '../model/languages.ts';
 import { fetchSource, FetchError } from '../sources/fetch/index.ts';
 import { normalizeIcs } from '../sources/ics/index.ts';
 import { SiteWriter, type OnEdit } from '../sync/events.ts';
+import type { AdoptLinked } from '../sync/linked.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
 import type { RetirePolicy } from '../sync/retire.ts';
 import { clientHooks, ledgerFor, stateFor, RunFailedError, type RunContext } from './context.ts';
@@ -19,6 +20,8 @@ export interface IcsImportParams {
   window: { from: Date; to: Date };
   retire: RetirePolicy;
   onEdit: OnEdit;
+  /** Venues/organizers already on the site that calsync did not create. @defaultValue 'link' */
+  adoptLinked?: AdoptLinked;
   defaultTimezone: string;
   status: 'publish' | 'draft';
   createTerms: boolean;
@@ -97,6 +100,7 @@ export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Pr
       lang: p.lang,
       dryRun: p.dryRun,
       onEdit: p.onEdit,
+      adoptLinked: p.adoptLinked,
       status: p.status,
       createTerms: p.createTerms,
       concurrency: p.site.concurrency,

@@ -7,6 +7,7 @@ import { copiedSlug, DRAFT_VERSION, eventDraftFromRecord, eventLinksFromRecord }
 import { RawTextReader } from '../sources/site/raw-text.ts';
 import { SiteWriter, type OnEdit, type PlannedEvent } from '../sync/events.ts';
 import type { Ledger } from '../sync/ledger.ts';
+import type { AdoptLinked } from '../sync/linked.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
 import type { RetirePolicy } from '../sync/retire.ts';
 import { clientHooks, ledgerFor, RunFailedError, type RunContext } from './context.ts';
@@ -18,6 +19,8 @@ export interface SyncParams {
   window: { from: Date; to: Date };
   retire: RetirePolicy;
   onEdit: OnEdit;
+  /** Venues/organizers already on the target that calsync did not create. @defaultValue 'link' */
+  adoptLinked?: AdoptLinked;
   categories?: (string | number)[];
   tags?: (string | number)[];
   dryRun: boolean;
@@ -89,7 +92,7 @@ export class SiteSync {
     this.target = new CalendarClient({ ...p.to.connection, language: p.lang, ...clientHooks(ctx, p.to.key) });
     this.ledger = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: this.sourceKey });
     const termMemo = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: `${this.sourceKey}-terms` });
-    this.writer = new SiteWriter({ client: this.target, ledger: this.ledger, report, sourceKey: this.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, createTerms: true, updateTerms: true, termMemo, concurrency: p.to.concurrency, signal: ctx.signal });
+    this.writer = new SiteWriter({ client: this.target, ledger: this.ledger, report, sourceKey: this.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked, createTerms: true, updateTerms: true, termMemo, concurrency: p.to.concurrency, signal: ctx.signal });
   }
 
   /** Reads the source window page by page; `onPage` receives each page once its links are resolved. */

@@ -1,3 +1,4 @@
+import { texturize } from './texturize.ts';
 import { renderCost } from './cost.ts';
 import { dateDetails, isoWithOffset, timezoneAbbr, wallOf } from './dates.ts';
 import type { Attachment, EventRecord, OrganizerRecord, PostKind, TermRecord, VenueRecord } from './records.ts';
@@ -117,7 +118,7 @@ export function renderVenue(store: Store, v: VenueRecord, rc: RenderCtx, single 
   const f = v.fields;
   const base = arrayFilter({
     id: v.id, author: String(v.author), status: v.status, ...postDates(v), url,
-    venue: v.title, description: autop(v.description), excerpt: autop(v.excerpt), slug: v.slug,
+    venue: texturize(v.title), description: texturize(autop(v.description)), excerpt: texturize(autop(v.excerpt)), slug: v.slug,
     image: renderImage(store, v.image),
     address: f.address, city: f.city, country: f.country, province: f.province, state: f.state, zip: f.zip,
     phone: f.phone, website: f.website, stateprovince: f.stateprovince,
@@ -139,7 +140,7 @@ export function renderOrganizer(store: Store, o: OrganizerRecord, rc: RenderCtx,
   const url = permalink(rc, 'organizer', o);
   const base = arrayFilter({
     id: o.id, author: String(o.author), status: o.status, ...postDates(o), url,
-    organizer: o.title, description: autop(o.description), excerpt: autop(o.excerpt), slug: o.slug,
+    organizer: texturize(o.title), description: texturize(autop(o.description)), excerpt: texturize(autop(o.excerpt)), slug: o.slug,
     image: renderImage(store, o.image),
     phone: o.fields.phone, website: o.fields.website, email: o.fields.email,
   });
@@ -171,9 +172,9 @@ export function renderEvent(store: Store, ev: EventRecord, rc: RenderCtx, single
     ...postDates(ev),
     url,
     rest_url: `${collectionUrl(rc, 'events')}/${ev.id}`,
-    title: ev.title,
-    description: autop(ev.description),
-    excerpt: autop(ev.excerpt),
+    title: texturize(ev.title),
+    description: texturize(autop(ev.description)),
+    excerpt: texturize(autop(ev.excerpt)),
     slug: ev.slug,
     image: renderImage(store, ev.image),
     all_day: ev.allDay,

@@ -7,7 +7,7 @@ import type { Language } from '../model/languages.ts';
 import { mapConcurrent } from '../util/pool.ts';
 import { eventBody, type EventBody } from './body.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
-import { LinkedResolver } from './linked.ts';
+import { LinkedResolver, type AdoptLinked } from './linked.ts';
 import type { ItemKind, RunReport } from './report.ts';
 import { TermResolver } from './terms.ts';
 import { retireVanished, type RetireOptions } from './retire.ts';
@@ -22,6 +22,8 @@ export interface SiteWriterOptions {
   lang?: Language;
   dryRun?: boolean;
   onEdit?: OnEdit;
+  /** Existing venues/organizers calsync did not create: link only (default) or overwrite their fields. */
+  adoptLinked?: AdoptLinked;
   /** Post status for new records unless the draft says otherwise. @defaultValue 'publish' */
   status?: string;
   createTerms?: boolean;
@@ -91,12 +93,12 @@ export class SiteWriter {
   readonly seen = new Set<string>();
   readonly cancelled = new Set<string>();
   private readonly firstOrigin = new Map<string, string>();
-  private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal' | 'termMemo'>> & Pick<SiteWriterOptions, 'lang' | 'signal' | 'termMemo'>;
+  private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>> & Pick<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>;
 
   constructor(opts: SiteWriterOptions) {
     this.o = { dryRun: false, onEdit: 'overwrite', status: 'publish', createTerms: true, concurrency: 8, updateTerms: false, ...opts };
     this.terms = new TermResolver(opts.client, { lang: opts.lang, createTerms: this.o.createTerms, dryRun: this.o.dryRun, report: opts.report, updateTerms: this.o.updateTerms, memo: opts.termMemo });
-    this.linked = new LinkedResolver(opts.client, opts.ledger, { lang: opts.lang, dryRun: this.o.dryRun, status: this.o.status, report: opts.report });
+    this.linked = new LinkedResolver(opts.client, opts.ledger, { lang: opts.lang, dryRun: this.o.dryRun, status: this.o.status, report: opts.report, adoptLinked: opts.adoptLinked });
   }
 
   slugOf(d: EventDraft): string {

@@ -22,6 +22,8 @@ export const LedgerEntry = z.object({
    */
   srcMod: z.string().optional(),
   links: z.string().optional(),
+  /** A venue/organizer calsync found on the site (not created by it): linked, its fields not written. */
+  adopted: z.boolean().optional(),
   at: z.string(),
 });
 export type LedgerEntry = z.infer<typeof LedgerEntry>;

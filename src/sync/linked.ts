@@ -3,7 +3,7 @@ import { ApiError, NetworkError, isNotFound } from '../api/index.ts';
 import type { Origin, OrganizerDraft, VenueDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import { shortHash, slugify } from '../model/identity.ts';
-import { termKey } from './terms.ts';
+import { sameSiteName, termKey } from './terms.ts';
 import type { Language } from '../model/languages.ts';
 import { organizerBody, venueBody } from './body.ts';
 import type { Ledger } from './ledger.ts';
@@ -14,7 +14,15 @@ export interface LinkedResolverOptions {
   dryRun: boolean;
   status?: string;
   report: RunReport;
+  /**
+   * A venue/organizer already on the site that calsync did not create (not in its ledger) is
+   * linked by the events that need it; `link` (default) leaves its fields as the site's owner
+   * made them, `overwrite` writes the source's fields over them.
+   */
+  adoptLinked?: AdoptLinked;
 }
+
+export type AdoptLinked = 'link' | 'overwrite';
 
 type LinkedKind = 'venues' | 'organizers';
 
@@ -76,6 +84,12 @@ export class LinkedResolver {
     return p;
   }
 
+  private reportLinked(report: { add(item: Parameters<RunReport['add']>[0]): void }, kind: LinkedKind, name: string, id: number, slug: string): void {
+    const label = kind === 'venues' ? 'venue' : 'organizer';
+    report.add({ kind, slug, outcome: 'unchanged', siteId: id, reason: `linked to the site's own ${label} "${name}" (id ${id}), not created by calsync: its fields are left as they are (--adopt-linked overwrite replaces them)` });
+    this.opts.report.linkExisting({ kind, id, name });
+  }
+
   /**
    * The client never repeats a create it cannot prove did not land, and a venue/organizer create
    * carries no slug to check by. The resolver can check: after an uncertain failure it looks the
@@ -94,7 +108,7 @@ export class LinkedResolver {
         for (const candidate of [...new Set([explicitSlug, slugify(name, 200)].filter((x): x is string => !!x))]) {
           const rec = await res.findBySlug(candidate, { lang }).catch(() => null);
           const recName = (rec as Record<string, unknown> | null)?.[field];
-          if (rec && typeof recName === 'string' && termKey(recName) === termKey(name)) return rec;
+          if (rec && typeof recName === 'string' && sameSiteName(recName, name)) return rec;
         }
       }
     }
@@ -106,7 +120,12 @@ export class LinkedResolver {
     const label = kind === 'venues' ? 'venue' : 'organizer';
     const fp = fingerprint(body);
     const known = (await this.ledger.getMany(kind, [key])).get(key);
-    if (known && known.fp === fp) {
+    const linkOnly = (this.opts.adoptLinked ?? 'link') === 'link';
+    if (known?.adopted && linkOnly) {
+      this.reportLinked(report, kind, name, known.id, known.slug ?? key);
+      return known.id;
+    }
+    if (known && known.fp === fp && !known.adopted) {
       report.add({ kind, slug: known.slug ?? key, outcome: 'unchanged', siteId: known.id });
       return known.id;
     }
@@ -120,7 +139,7 @@ export class LinkedResolver {
         for (const candidate of [...new Set([explicitSlug, slugify(name, 200)].filter((x): x is string => !!x))]) {
           const rec = await res.findBySlug(candidate, { lang });
           const recName = (rec as { venue?: string; organizer?: string } | null)?.[kind === 'venues' ? 'venue' : 'organizer'];
-          if (rec && (candidate === explicitSlug || termKey(recName ?? '') === termKey(name))) {
+          if (rec && (candidate === explicitSlug || sameSiteName(recName ?? '', name))) {
             existing = rec;
             break;
           }
@@ -131,6 +150,12 @@ export class LinkedResolver {
         return existing?.id ?? this.dryRunIds--;
       }
       let record: { id: number; slug?: string; modified_utc?: string };
+      if (existing && existing.status !== 'trash' && !known && linkOnly) {
+        // Someone else's record (not in the ledger): link it, leave its fields alone.
+        await this.ledger.set(kind, key, { fp, id: existing.id, slug: existing.slug, adopted: true, at: new Date().toISOString() });
+        this.reportLinked(report, kind, name, existing.id, existing.slug ?? key);
+        return existing.id;
+      }
       if (existing && existing.status !== 'trash') {
         record = await res.update(existing.id, body as never, { lang });
         report.add({ kind, slug: record.slug ?? key, outcome: 'updated', siteId: record.id });

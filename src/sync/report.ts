@@ -43,6 +43,8 @@ export const ReportJson = z.object({
   retire: RetireSummary.optional(),
   warnings: z.array(z.string()),
   notModified: z.boolean().optional(),
+  /** Venues/organizers that were already on the site (not created by calsync) and were only linked. */
+  linked: z.array(z.object({ kind: z.enum(['venues', 'organizers']), id: z.number(), name: z.string() })).optional(),
   /** Requests this run sent to the site(s): attempts, retries among them, 429 answers. */
   requests: z.object({ total: z.number(), retries: z.number(), throttled: z.number() }).optional(),
 });
@@ -66,6 +68,7 @@ export class RunReport {
   };
   readonly items: ItemReport[] = [];
   readonly warnings: string[] = [];
+  readonly linked: NonNullable<ReportJson['linked']> = [];
   retire?: z.infer<typeof RetireSummary>;
   notModified?: boolean;
   requests?: { total: number; retries: number; throttled: number };
@@ -86,6 +89,11 @@ export class RunReport {
     this.warnings.push(message);
   }
 
+  /** An existing venue/organizer linked without writing its fields (listed once per record). */
+  linkExisting(rec: NonNullable<ReportJson['linked']>[number]): void {
+    if (!this.linked.some((l) => l.kind === rec.kind && l.id === rec.id)) this.linked.push(rec);
+  }
+
   /** Folds a child's report (a CSV chunk, a sync page) into this one. */
   merge(other: ReportJson): void {
     for (const kind of ITEM_KINDS) {
@@ -95,6 +103,7 @@ export class RunReport {
     }
     this.items.push(...other.items);
     this.warnings.push(...other.warnings);
+    for (const l of other.linked ?? []) this.linkExisting(l);
     if (other.requests) this.countRequests({ requests: other.requests.total, retries: other.requests.retries, throttled: other.requests.throttled });
   }
 
@@ -124,6 +133,7 @@ export class RunReport {
       items: this.items,
       ...(this.retire ? { retire: this.retire } : {}),
       warnings: this.warnings,
+      ...(this.linked.length ? { linked: this.linked } : {}),
       ...(this.notModified !== undefined ? { notModified: this.notModified } : {}),
       ...(this.requests ? { requests: this.requests } : {}),
     };
@@ -170,6 +180,7 @@ export function formatReport(r: ReportJson, opts: { maxItems?: number } = {}): s
     lines.push(`  ${i.outcome.toUpperCase()} ${i.kind.slice(0, -1)} ${originRef(i.origin as Origin | undefined) || i.slug || ''}: ${i.reason ?? ''}`);
   }
   if (problems.length > max) lines.push(`  … and ${problems.length - max} more (use --json for all)`);
+  for (const l of r.linked ?? []) lines.push(`  linked existing ${l.kind.slice(0, -1)} "${l.name}" (id ${l.id}): its fields were left as they are`);
   for (const w of r.warnings) lines.push(`  warning: ${w}`);
   if (run.durationMs !== undefined) lines.push(`  took ${(run.durationMs / 1000).toFixed(1)} s`);
   return lines.join('\n');

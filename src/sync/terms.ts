@@ -13,6 +13,15 @@ export type Taxonomy = 'categories' | 'tags';
 /** Term names come back HTML-encoded (`&amp;`); compare on the decoded, case-folded text. */
 export const termKey = nameKey;
 
+/**
+ * Venue and organizer names come back texturized (`Tom’s “Bar” — A &#038; B` for what was typed
+ * as `Tom's "Bar" -- A & B`): compare with the typography folded back to plain ASCII.
+ */
+export function sameSiteName(siteName: string, typed: string): boolean {
+  const fold = (s: string) => termKey(s).replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"').replace(/\s*\u2014\s*/g, ' -- ').replace(/\u2013/g, '--').replace(/\u2026/g, '...');
+  return fold(siteName) === fold(typed);
+}
+
 /** A description worth sending: the site refuses `""` (and PHP-empty `"0"`) with a 400. */
 function termText(s: string | undefined): string | undefined {
   return s !== undefined && s.trim() !== '' && s !== '0' ? s : undefined;

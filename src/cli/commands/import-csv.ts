@@ -26,6 +26,7 @@ export function registerImportCsv(importCmd: Command, globals: () => GlobalOptio
     .option('--source <key>', 'source key (default: from the file name)')
     .option('--status <status>', 'post status of new records: publish|draft', 'publish')
     .option('--no-create-terms', 'do not create missing categories/tags')
+    .option('--adopt-linked <policy>', "venues/organizers on the site that calsync did not create: link (leave their fields) | overwrite", 'link')
     .option('--chunk-size <n>', 'rows per chunk', intOption, 500)
     .option('--allow <hosts>', 'hosts/CIDRs exempt from the private-address guard', splitList)
     .option('--dry-run', 'validate and resolve everything, write nothing')
@@ -64,6 +65,7 @@ Exit codes: 0 nothing failed, 2 some rows failed, 1 the run failed as a whole (e
         defaultTimezone: o.defaultTz,
         status: o.status,
         createTerms: o.createTerms !== false,
+        adoptLinked: o.adoptLinked,
         dryRun: Boolean(o.dryRun),
         chunkSize: o.chunkSize,
         rejects: o.rejects,

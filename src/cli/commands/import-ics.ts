@@ -26,6 +26,7 @@ export function registerImportIcs(importCmd: Command, globals: () => GlobalOptio
     .option('--status <status>', 'post status of new events: publish|draft', 'publish')
     .option('--create-terms', 'create missing categories/tags (default)')
     .option('--no-create-terms', 'do not create missing categories/tags')
+    .option('--adopt-linked <policy>', "venues/organizers on the site that calsync did not create: link (leave their fields) | overwrite", 'link')
     .option('--categories-as <kind>', 'map CATEGORIES to categories|tags', 'categories')
     .option('--allow <hosts>', 'hosts/CIDRs exempt from the private-address guard (comma list)', splitList)
     .option('--dry-run', 'validate and resolve everything, write nothing')
@@ -60,6 +61,7 @@ Exit codes: 0 nothing failed, 2 some items failed, 1 the run failed as a whole.`
         defaultTimezone: o.defaultTz,
         status: o.status,
         createTerms: o.createTerms !== false,
+        adoptLinked: o.adoptLinked,
         categoriesAs: o.categoriesAs,
         dryRun: Boolean(o.dryRun),
         forceRetire: Boolean(o.forceRetire),

@@ -20,6 +20,7 @@ export function registerSync(program: Command, globals: () => GlobalOptions, set
     .option('--retire <policy>', 'events gone from the source: keep|draft|trash|delete', 'keep')
     .option('--force-retire', 'retire even past the mass-deletion guard')
     .option('--on-edit <policy>', 'events edited on the target: overwrite|preserve', 'overwrite')
+    .option('--adopt-linked <policy>', "venues/organizers on the target that calsync did not create: link (leave their fields) | overwrite", 'link')
     .option('--categories <list>', 'only events in these source categories (ids or slugs)', splitList)
     .option('--tags <list>', 'only events with these source tags (ids or slugs)', splitList)
     .option('--dry-run', 'resolve everything, write nothing')
@@ -47,6 +48,7 @@ Examples:
         window: o.window,
         retire: o.retire,
         onEdit: o.onEdit,
+        adoptLinked: o.adoptLinked,
         categories: o.categories,
         tags: o.tags,
         dryRun: Boolean(o.dryRun),
