@@ -156,3 +156,46 @@ describe('event password argument', () => {
     expect(res.events).toBeInstanceOf(Array);
   });
 });
+
+describe('titles and texts: rendered in v1, as typed in wp/v2 context=edit', () => {
+  let t: Target;
+  let c: CalendarClient;
+  useTarget((target) => {
+    t = target;
+    c = target.client();
+  });
+  const typed = { title: `Tom's "late" set -- A & B`, description: `He said "hi" -- it's <b>bold</b> & fine`, excerpt: `Short 'n' "sweet"` };
+
+  it('v1 returns the texturized, entity-encoded title and text', async () => {
+    const ev = await c.events.create(eventBody(`${t.prefix} ${typed.title}`, 7, { description: typed.description, excerpt: typed.excerpt }) as never);
+    t.track('events', ev.id);
+    expect(ev.title).toBe(`${t.prefix} Tom&#8217;s &#8220;late&#8221; set &#8212; A &#038; B`);
+    expect(ev.description).toContain('He said &#8220;hi&#8221; &#8212; it&#8217;s <b>bold</b> &#038; fine');
+    const v = await c.venues.create({ venue: `${t.prefix} Joe's "Bar"` });
+    t.track('venues', v.id);
+    expect(v.venue).toBe(`${t.prefix} Joe&#8217;s &#8220;Bar&#8221;`);
+  });
+
+  it('regression: the sync read rendered titles; /wp/v2/<type>?context=edit gives them raw, with edit rights only', async () => {
+    const ev = await c.events.create(eventBody(`${t.prefix} ${typed.title}`, 8, { description: typed.description, excerpt: typed.excerpt }) as never);
+    t.track('events', ev.id);
+    const v = await c.venues.create({ venue: `${t.prefix} Joe's "Bar"` });
+    t.track('venues', v.id);
+    const o = await c.organizers.create({ organizer: `${t.prefix} Ann's "Trio"` });
+    t.track('organizers', o.id);
+    const wp = t.client({ namespace: 'wp/v2' });
+    const raw = async (type: string, id: number) => {
+      const items = await wp.request<{ id: number; title: { raw: string }; content: { raw: string }; excerpt: { raw: string } }[]>({
+        method: 'GET', path: `/${type}`, query: { include: String(id), context: 'edit', status: 'any', per_page: '100', _fields: 'id,title,content,excerpt' },
+      });
+      expect(items.map((i) => i.id)).toEqual([id]);
+      return items[0]!;
+    };
+    const e = await raw('tribe_events', ev.id);
+    expect([e.title.raw, e.content.raw, e.excerpt.raw]).toEqual([`${t.prefix} ${typed.title}`, typed.description, typed.excerpt]);
+    expect((await raw('tribe_venue', v.id)).title.raw).toBe(`${t.prefix} Joe's "Bar"`);
+    expect((await raw('tribe_organizer', o.id)).title.raw).toBe(`${t.prefix} Ann's "Trio"`);
+    const anon = await refused(() => t.anonymous({ namespace: 'wp/v2' }).request({ method: 'GET', path: '/tribe_events', query: { include: String(ev.id), context: 'edit' } }));
+    expect([anon.status, anon.code]).toEqual([401, 'rest_forbidden_context']);
+  });
+});
