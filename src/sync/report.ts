@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Origin } from '../model/draft.ts';
+import { terminalSafe } from '../util/terminal.ts';
 
 export const OUTCOMES = ['created', 'updated', 'unchanged', 'skipped', 'failed', 'retired'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -172,5 +173,6 @@ export function formatReport(r: ReportJson, opts: { maxItems?: number } = {}): s
   if (problems.length > max) lines.push(`  … and ${problems.length - max} more (use --json for all)`);
   for (const w of r.warnings) lines.push(`  warning: ${w}`);
   if (run.durationMs !== undefined) lines.push(`  took ${(run.durationMs / 1000).toFixed(1)} s`);
-  return lines.join('\n');
+  // Reasons, warnings and names carry feed and CSV text: no control character reaches the terminal.
+  return lines.map((l) => terminalSafe(l)).join('\n');
 }
