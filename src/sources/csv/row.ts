@@ -383,6 +383,7 @@ function eventOrganizers(row: Row): OrganizerDraft[] {
 function eventFields(row: Row, key: string | undefined, line: number): Record<string, unknown> | undefined {
   const { ctx } = row;
   const title = row.text('title');
+  if (!title) row.fail('title', 'is empty (a title is required)');
   const zone = parseZone(row.get('timezone'));
   if (!zone.ok) row.fail('timezone', zone.reason);
   const timezone = (zone.ok && zone.value) || ctx.defaultTimezone;
@@ -418,8 +419,7 @@ function eventFields(row: Row, key: string | undefined, line: number): Record<st
     slug: row.text('slug'),
     origin: { source: ctx.sourceName, line },
   }));
-  if (!title) row.fail('title', 'is empty (a title is required)');
-  else if (!draft.title) row.fail('title', 'has no text once markup is removed (a title is required)');
+  if (title && !draft.title) row.fail('title', 'has no text once markup is removed (a title is required)');
   return row.errors.length ? undefined : draft;
 }
 
