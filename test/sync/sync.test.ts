@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { runSiteSync, type SyncParams } from '../../src/runs/sync-site.ts';
-import { copiedSlug } from '../../src/sources/site/normalize.ts';
+import { copiedSlug, DRAFT_VERSION } from '../../src/sources/site/normalize.ts';
 import { eventVenue, type EventRecord } from '../../src/api/index.ts';
 import type { Language } from '../../src/model/languages.ts';
 import { mapConcurrent } from '../../src/util/pool.ts';
@@ -95,7 +95,7 @@ describe('sync from one sandbox site into another', () => {
     const slug = copiedSlug('src', e.slug, e.id);
     const key = ledgerKey({ site: target.site.key, language: lang, source: 'sync-src' }, 'events', prefix);
     const entry = JSON.parse((await redis.hget(key, slug))!);
-    expect(entry.srcMod).toBe(`v1:${e.modified_utc}`);
+    expect(entry.srcMod).toBe(`v${DRAFT_VERSION}:${e.modified_utc}`);
     // A stale fingerprint would force a write if the event were rendered and compared.
     await redis.hset(key, slug, JSON.stringify({ ...entry, fp: 'stale' }));
     const venue = eventVenue(e)!;
