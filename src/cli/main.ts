@@ -11,6 +11,7 @@ import { registerOps } from './commands/ops.ts';
 import { registerSandbox } from './commands/sandbox.ts';
 import { registerWorker } from './commands/worker.ts';
 import type { GlobalOptions } from './runtime.ts';
+import { terminalSafe } from '../util/terminal.ts';
 
 /** Exit codes: 0 nothing failed, 2 some items failed, 1 the run failed as a whole. */
 let exitCode = 0;
@@ -51,7 +52,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     const known = err instanceof ConfigError || err instanceof RunFailedError || (err as { code?: string }).code?.startsWith?.('calsync:');
-    process.stderr.write(`calsync: ${(err as Error).message}\n`);
+    process.stderr.write(`calsync: ${terminalSafe((err as Error).message, { multiline: true })}\n`);
     if (!known && process.env.LOG_LEVEL === 'debug') process.stderr.write(`${(err as Error).stack}\n`);
     process.exitCode = 1;
     return;

@@ -1,4 +1,5 @@
 import type { RunProgress } from '../runs/context.ts';
+import { terminalSafe } from '../util/terminal.ts';
 
 /**
  * Progress on stderr: one redrawn line with items/s and ETA on a TTY, plain lines every few
@@ -39,6 +40,8 @@ export class ProgressLine {
       const eta = rate > 0 ? Math.ceil((p.total - p.done) / rate) : undefined;
       line = `${p.phase} [${'#'.repeat(fill)}${'-'.repeat(width - fill)}] ${pct}% ${p.done}/${p.total} ${rate.toFixed(0)}/s${eta !== undefined ? ` ETA ${eta}s` : ''}`;
     }
+    // The phase name may come from a job's progress in Redis: printed, never interpreted.
+    line = terminalSafe(line);
     if (this.tty) this.stream.write(`\r\x1b[2K${line}`);
     else this.stream.write(`${line}\n`);
   };

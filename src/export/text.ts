@@ -1,3 +1,4 @@
+import { decodeEntities } from '../util/entities.ts';
 import { compileHtmlToText, type HtmlToTextSelector } from './vendor.ts';
 
 /**
@@ -36,35 +37,11 @@ const toInline = compileHtmlToText({
 /** C0 controls (but tab and line feed) and DEL are not allowed in iCalendar TEXT (RFC 5545 §3.3.11). */
 const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 
-/** Named entities WordPress titles carry (wptexturize writes the typographic ones as numbers). */
-const NAMED: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', ndash: '–', mdash: '—', hellip: '…',
-  lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', laquo: '«', raquo: '»', copy: '©', reg: '®', trade: '™',
-};
-
-function codePoint(n: number): string {
-  return n > 0 && n <= 0x10ffff && !(n >= 0xd800 && n <= 0xdfff) ? String.fromCodePoint(n) : '\ufffd';
-}
-
-/**
- * Entities of a markup-free string, or undefined when it has one this table does not know (the
- * caller then lets the HTML parser decode it). Titles are nearly always markup-free with a few
- * entities, and the full parser costs far more than the rest of a title's rendering.
- */
-function decodeSimple(s: string): string | undefined {
-  let unknown = false;
-  const out = s.replace(/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});/g, (m, body: string) => {
-    if (body[0] === '#') return codePoint(body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : Number(body.slice(1)));
-    const named = NAMED[body];
-    if (named === undefined) unknown = true;
-    return named ?? m;
-  });
-  return unknown ? undefined : out;
-}
-
 /** Title as plain one-line text: tags stripped, entities decoded, whitespace collapsed. */
 export function plainTitle(html: string): string {
-  const text = html.includes('<') ? toInline(html) : html.includes('&') ? (decodeSimple(html) ?? toInline(html)) : html;
+  // Titles are nearly always markup-free with a few entities; the full parser costs far more than
+  // the rest of a title's rendering, so it runs only when there is markup.
+  const text = html.includes('<') ? toInline(html) : decodeEntities(html);
   return text.replace(CONTROLS, '').replace(/\s+/g, ' ').trim();
 }
 
@@ -86,8 +63,7 @@ export function plainText(html: string): string {
 }
 
 function convertPlain(html: string): string {
-  const simple = html.includes('<') ? undefined : decodeSimple(html);
-  return (simple ?? toPlain(html))
+  return (html.includes('<') ? toPlain(html) : decodeEntities(html))
     .replace(CONTROLS, '')
     .replace(/\r\n?/g, '\n')
     .replace(/[ \t]+\n/g, '\n')

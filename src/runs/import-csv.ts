@@ -9,6 +9,7 @@ import type { EventDraft, OrganizerDraft, VenueDraft, Normalized } from '../mode
 import type { Language } from '../model/languages.ts';
 import { fetchSource, FetchError } from '../sources/fetch/index.ts';
 import { inspectCsv, readCsv, writeRejectsCsv, CsvRefusedError, type CsvInspection, type CsvItem, type CsvKind, type CsvOptions } from '../sources/csv/index.ts';
+import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter } from '../sync/events.ts';
 import type { AdoptLinked } from '../sync/linked.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
@@ -125,6 +126,7 @@ export async function processChunk(p: CsvImportParams, chunk: CsvChunk, ctx: Run
   try {
     const writer = new SiteWriter({ client, ledger, report, sourceKey: p.sourceKey, lang: p.lang, dryRun: p.dryRun, status: p.status, createTerms: p.createTerms, adoptLinked: p.adoptLinked, concurrency: p.site.concurrency, signal: ctx.signal });
     const results = chunk.items.map((i) => i.result);
+    await dropUnsafeImages(results, { allow: p.allow }, (w) => report.warn(w));
     if (p.kind === 'events') {
       await writer.writeEvents(results as Normalized<EventDraft>[]);
     } else {

@@ -5,6 +5,7 @@ import type { EventDraft, Normalized } from '../model/draft.ts';
 import type { Language } from '../model/languages.ts';
 import { fetchSource, FetchError } from '../sources/fetch/index.ts';
 import { normalizeIcs } from '../sources/ics/index.ts';
+import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter, type OnEdit } from '../sync/events.ts';
 import type { AdoptLinked } from '../sync/linked.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
@@ -86,6 +87,7 @@ export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Pr
     status: p.status,
     categoriesAs: p.categoriesAs,
   });
+  await dropUnsafeImages(items, { allow: p.allow }, (w) => report.warn(w));
   if (summary.withoutUid > 0) report.warn(`${summary.withoutUid} VEVENT(s) have no UID: identified by summary + start + location, so editing those fields in the source makes a new event`);
 
   const client = new CalendarClient({ ...p.site.connection, language: p.lang, ...clientHooks(ctx, p.site.key) });

@@ -5,6 +5,7 @@ import { fingerprint } from '../model/fingerprint.ts';
 import type { Language } from '../model/languages.ts';
 import { copiedSlug, DRAFT_VERSION, eventDraftFromRecord, eventLinksFromRecord } from '../sources/site/normalize.ts';
 import { RawTextReader } from '../sources/site/raw-text.ts';
+import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter, type OnEdit, type PlannedEvent } from '../sync/events.ts';
 import type { Ledger } from '../sync/ledger.ts';
 import type { AdoptLinked } from '../sync/linked.ts';
@@ -167,7 +168,10 @@ export class SiteSync {
       else if (this.writer.admit(slugOf(r), origin)) untouched.push({ slug: slugOf(r), origin, untouched: entry.id });
     }
     const byRef = new Map(render.map((r) => [String(r.id), r]));
-    const planned = await this.writer.plan(render.map((r) => eventDraftFromRecord(r, opts)), (d) => {
+    const drafts = render.map((r) => eventDraftFromRecord(r, opts));
+    // The source site's own media is trusted as its configuration is; any other image host is not.
+    await dropUnsafeImages(drafts, { trustedHosts: [new URL(p.from.connection.restRoot).hostname] }, (w) => this.report.warn(w));
+    const planned = await this.writer.plan(drafts, (d) => {
       const r = d.origin.ref !== undefined ? byRef.get(d.origin.ref) : undefined;
       return { srcMod: r ? srcMod(r) : undefined };
     });

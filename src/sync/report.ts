@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Origin } from '../model/draft.ts';
+import { terminalSafe } from '../util/terminal.ts';
 
 export const OUTCOMES = ['created', 'updated', 'unchanged', 'skipped', 'failed', 'retired'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -183,5 +184,6 @@ export function formatReport(r: ReportJson, opts: { maxItems?: number } = {}): s
   for (const l of r.linked ?? []) lines.push(`  linked existing ${l.kind.slice(0, -1)} "${l.name}" (id ${l.id}): its fields were left as they are`);
   for (const w of r.warnings) lines.push(`  warning: ${w}`);
   if (run.durationMs !== undefined) lines.push(`  took ${(run.durationMs / 1000).toFixed(1)} s`);
-  return lines.join('\n');
+  // Reasons, warnings and names carry feed and CSV text: no control character reaches the terminal.
+  return lines.map((l) => terminalSafe(l)).join('\n');
 }

@@ -1,14 +1,13 @@
-/** WordPress runs titles and term names through filters that encode HTML entities; compare and write back the text. */
+import { decodeHTML } from 'entities';
+
+/**
+ * The one HTML entity decoder. WordPress runs titles and term names through filters that encode
+ * HTML entities; compare and write back the text. `entities` decodes as a browser does (every
+ * named entity, numeric references with or without `;`), and never throws: a reference past
+ * U+10FFFF, a surrogate or zero becomes U+FFFD.
+ */
 export function decodeEntities(s: string): string {
-  return s
-    .replace(/&#(\d+);/g, (_, n) => String.fromCodePoint(Number(n)))
-    .replace(/&#x([0-9a-f]+);/gi, (_, n) => String.fromCodePoint(parseInt(n, 16)))
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&nbsp;/g, '\u00a0')
-    .replace(/&amp;/g, '&');
+  return s.includes('&') ? decodeHTML(s) : s;
 }
 
 /** A term or venue name as a comparison key: entities decoded, whitespace folded, case folded. */

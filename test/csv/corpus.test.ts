@@ -149,7 +149,7 @@ describe('norwegian-cycling-semicolon-windows1252-crlf-html.csv (EXPECTATIONS §
     expect(r.reason).toContain('Nivå, Sted, Arrangør');
     expect(r.hint).toContain('--map');
   });
-  it('decodes Windows-1252, splits on ";", keeps HTML in the title', async () => {
+  it('decodes Windows-1252, splits on ";", strips the HTML inside a title (titles are plain text)', async () => {
     const { open, o } = file(name);
     const c = await collect(open, o);
     expect(c.inspection).toMatchObject({ encoding: 'windows-1252', delimiter: ';', newline: '\r\n', headerLine: 1, unmapped: ['Nivå'] });
@@ -157,7 +157,7 @@ describe('norwegian-cycling-semicolon-windows1252-crlf-html.csv (EXPECTATIONS §
     expect(c.drafts.map((d) => [d.title, d.start_date, d.end_date, d.all_day])).toEqual([
       ['Karidalen rittet', '2014-05-10 00:00:00', '2014-05-10 23:59:59', true],
       ['BMX Norges Cup 3', '2014-05-25 00:00:00', '2014-05-25 23:59:59', true],
-      ['<strong>Marker</strong> Sparebankløpet 2014 avlyst', '2014-06-15 00:00:00', '2014-06-15 23:59:59', true],
+      ['Marker Sparebankløpet 2014 avlyst', '2014-06-15 00:00:00', '2014-06-15 23:59:59', true],
       ['Østmarkrittet 2014', '2014-06-22 00:00:00', '2014-06-22 23:59:59', true],
     ]);
     expect(draftAt(c, 3).venue).toMatchObject({ venue: 'Råde', identity: 'råde' });

@@ -3,10 +3,10 @@ import {
   decodeQuotedPrintable,
   looksLikeHtml,
   plainToHtml,
-  sanitizeHtml,
   splitTextList,
   unescapeText,
 } from '../../src/sources/ics/text.ts';
+import { sanitizeHtml } from '../../src/model/html.ts';
 import { corpusEvents, ics, run, runCorpus } from './helpers.ts';
 
 describe('TEXT unescaping', () => {
@@ -57,7 +57,7 @@ describe('HTML descriptions', () => {
       '<html><head><title>t</title><style>p{}</style></head><body onload="x()"><p class="a" onclick="evil()">Hi <b>there</b></p>' +
       '<script>alert(1)</script><a href="javascript:alert(1)">x</a> <a href="https://ok.example/">ok</a><img src="x.png" onerror="e()"><iframe src="//e"></iframe></body></html>';
     const clean = sanitizeHtml(dirty);
-    expect(clean).toBe('<p>Hi <b>there</b></p><a>x</a> <a href="https://ok.example/">ok</a><img src="x.png">');
+    expect(clean).toBe('<p>Hi <b>there</b></p><a>x</a> <a href="https://ok.example/">ok</a><img src="x.png" />');
     expect(clean).not.toMatch(/script|style|on[a-z]+=|javascript:|iframe|title/i);
   });
   it('returns nothing for markup without visible content', () => {

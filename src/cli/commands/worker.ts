@@ -8,6 +8,7 @@ import { bullConnection } from '../../queue/connection.ts';
 import { planUnits, waitForRun } from '../../queue/follow.ts';
 import { formatReport, reportExitCode, type ReportJson } from '../../sync/report.ts';
 import { createLogger } from '../../util/log.ts';
+import { terminalSafe } from '../../util/terminal.ts';
 import { ProgressLine } from '../progress.ts';
 import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
 import { splitList } from '../options.ts';
@@ -99,7 +100,7 @@ export function registerWorker(program: Command, globals: () => GlobalOptions, s
           setExit(result?.counts ? reportExitCode(result) : 0);
         } catch (err) {
           progress.done();
-          process.stderr.write(`job ${job.id} failed: ${(err as Error).message}\n`);
+          process.stderr.write(`job ${job.id} failed: ${terminalSafe((err as Error).message, { multiline: true })}\n`);
           setExit(1);
         }
       } finally {

@@ -7,6 +7,7 @@ import {
   type Normalized,
   type TermDraft,
 } from '../../model/draft.ts';
+import { cleanEvent, cleanOrganizer, cleanVenue } from '../../model/clean.ts';
 import { parseBoolean } from './booleans.ts';
 import {
   addDays,
@@ -21,7 +22,6 @@ import {
   type HMS,
   type YMD,
 } from './dates.ts';
-import { sanitizeHtml } from './sanitize.ts';
 import type { AnyDraft, CsvKind } from './types.ts';
 import { parseZone, wallTimeIn } from './zones.ts';
 
@@ -105,10 +105,6 @@ class Row {
   }
   text(field: string): string | undefined {
     return this.get(field) || undefined;
-  }
-  html(field: string): string | undefined {
-    const v = this.get(field);
-    return v ? sanitizeHtml(v) : undefined;
   }
   bool(field: string): boolean | undefined {
     const r = parseBoolean(this.get(field));
@@ -349,7 +345,7 @@ function eventVenue(row: Row): VenueDraft | undefined {
   return compact({
     identity: normalizeName(name),
     venue: name,
-    description: row.html('venue_description'),
+    description: row.text('venue_description'),
     address: joinAddress(row.text('venue_address'), row.text('venue_address2')),
     city: row.text('venue_city'),
     country: row.text('venue_country'),
@@ -386,7 +382,7 @@ function eventOrganizers(row: Row): OrganizerDraft[] {
 
 function eventFields(row: Row, key: string | undefined, line: number): Record<string, unknown> | undefined {
   const { ctx } = row;
-  const title = row.html('title');
+  const title = row.text('title');
   if (!title) row.fail('title', 'is empty (a title is required)');
   const zone = parseZone(row.get('timezone'));
   if (!zone.ok) row.fail('timezone', zone.reason);
@@ -395,11 +391,13 @@ function eventFields(row: Row, key: string | undefined, line: number): Record<st
   const { status: rowStatus, cancelled } = row.postStatus('status');
   const isPrivate = row.bool('private');
   const terms = (field: string): TermDraft[] => splitTerms(row.get(field), ctx.delimiter).map((name) => ({ name }));
-  const draft = compact({
+  // Markup and entities are cleaned once, for the whole draft (src/model/clean.ts); the identity
+  // keeps the title as written so slugs stay what they were.
+  const draft = cleanEvent(compact({
     identity: key !== undefined ? `key:${key}` : dates && title ? `${title}|${dates.start_date}|${timezone}` : '',
     title,
-    description: row.html('description'),
-    excerpt: row.html('excerpt'),
+    description: row.text('description'),
+    excerpt: row.text('excerpt'),
     status: isPrivate ? 'private' : (rowStatus ?? ctx.status),
     timezone,
     all_day: dates?.all_day,
@@ -420,7 +418,8 @@ function eventFields(row: Row, key: string | undefined, line: number): Record<st
     cancelled: cancelled ?? false,
     slug: row.text('slug'),
     origin: { source: ctx.sourceName, line },
-  });
+  }));
+  if (title && !draft.title) row.fail('title', 'has no text once markup is removed (a title is required)');
   return row.errors.length ? undefined : draft;
 }
 
@@ -431,7 +430,7 @@ function venueFields(row: Row, key: string | undefined): Record<string, unknown>
   const draft = compact({
     identity: key !== undefined ? `key:${key}` : normalizeName(name),
     venue: name,
-    description: row.html('description'),
+    description: row.text('description'),
     address: joinAddress(row.text('address'), row.text('address2')),
     city: row.text('city'),
     country: row.text('country'),
@@ -447,7 +446,9 @@ function venueFields(row: Row, key: string | undefined): Record<string, unknown>
     status: status ?? row.ctx.status,
     slug: row.text('slug'),
   });
-  return row.errors.length ? undefined : draft;
+  const clean = cleanVenue(draft);
+  if (name && !clean) row.fail('venue', 'has no text once markup is removed (a venue name is required)');
+  return row.errors.length ? undefined : clean;
 }
 
 function organizerFields(row: Row, key: string | undefined): Record<string, unknown> | undefined {
@@ -457,7 +458,7 @@ function organizerFields(row: Row, key: string | undefined): Record<string, unkn
   const draft = compact({
     identity: key !== undefined ? `key:${key}` : normalizeName(name),
     organizer: name,
-    description: row.html('description'),
+    description: row.text('description'),
     email: row.email('email'),
     phone: row.text('phone'),
     website: row.url('website'),
@@ -465,5 +466,7 @@ function organizerFields(row: Row, key: string | undefined): Record<string, unkn
     status: status ?? row.ctx.status,
     slug: row.text('slug'),
   });
-  return row.errors.length ? undefined : draft;
+  const clean = cleanOrganizer(draft);
+  if (name && !clean) row.fail('organizer', 'has no text once markup is removed (an organizer name is required)');
+  return row.errors.length ? undefined : clean;
 }

@@ -1,4 +1,6 @@
+import { cleanOrganizer, cleanVenue } from '../../model/clean.ts';
 import { EventDraft, type ItemFailure, type Normalized, type TermDraft } from '../../model/draft.ts';
+import { plainText, sanitizeHtml } from '../../model/html.ts';
 import { civilFromDays, formatDay, formatLocalIso, formatUtcIso, formatWall, utcToWall } from '../../model/timezones.ts';
 import { decodeIcs } from './decode.ts';
 import { readEvent, textValue, type RawEvent } from './event.ts';
@@ -20,7 +22,7 @@ import {
 } from './expand.ts';
 import { parseIcsText, type Component } from './parse.ts';
 import type { Budget } from './rrule.ts';
-import { looksLikeHtml, plainToHtml, sanitizeHtml } from './text.ts';
+import { looksLikeHtml, plainToHtml } from './text.ts';
 import { isUrlOnly, venueFromLocation } from './venue.ts';
 import { readVTimezone, type VTimezoneDef } from './vtimezone.ts';
 import { buildZoneContext } from './zones.ts';
@@ -132,7 +134,7 @@ function signature(e: RawEvent): string {
 }
 
 function cleanTitle(s: string | undefined): string | undefined {
-  const t = s?.normalize('NFC').replace(/\s+/g, ' ').trim();
+  const t = s === undefined ? undefined : plainText(s.normalize('NFC')).replace(/\s+/g, ' ').trim();
   return t || undefined;
 }
 
@@ -288,7 +290,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
   const venues = new Map<string, EventDraft['venue']>();
   const venueOf = (location: string | undefined, geo: RawEvent['geo'], apple: RawEvent['apple']): EventDraft['venue'] => {
     const k = JSON.stringify([location, geo, apple]);
-    if (!venues.has(k)) venues.set(k, venueFromLocation(location, geo, apple));
+    if (!venues.has(k)) venues.set(k, cleanVenue(venueFromLocation(location, geo, apple)));
     return venues.get(k);
   };
   const contentOf = (e: RawEvent, base: RawEvent | undefined): Content | { error: string } => {
@@ -308,8 +310,8 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
         image: pick('image'),
         website,
         venue: venueOf(location, pick('geo'), pick('apple')),
-        organizers: pick('organizer') ? [pick('organizer')!] : [],
-        categories: terms(e.categories.length ? e.categories : (base?.categories ?? [])),
+        organizers: pick('organizer') ? [cleanOrganizer(pick('organizer'))].filter((o) => o !== undefined) : [],
+        categories: terms((e.categories.length ? e.categories : (base?.categories ?? [])).map(plainText)),
         cancelled: e.status === 'CANCELLED' || (e.status === undefined && base?.status === 'CANCELLED'),
         sourceModified: lm !== undefined ? formatUtcIso(lm) : undefined,
       };

@@ -3,8 +3,8 @@ import iconv from 'iconv-lite';
 /**
  * TEXT values: RFC 5545 unescaping (after unfolding, so an escape split by a fold is whole again),
  * comma lists with escaped commas, QUOTED-PRINTABLE (vCalendar 1.0 relic still written by Drupal and
- * GoToMeeting), and the two ways a description reaches the site as HTML: plain text escaped with line
- * breaks kept, or producer HTML passed through an allowlist sanitizer.
+ * GoToMeeting), and plain text turned into HTML with its line breaks kept. Producer HTML goes through
+ * the one sanitizer every source shares (src/model/html.ts).
  */
 
 const ESCAPES: Record<string, string> = { n: '\n', N: '\n', '\\': '\\', ';': ';', ',': ',', ':': ':', '"': '"', "'": "'" };
@@ -82,80 +82,4 @@ export function plainToHtml(text: string): string {
 /** Does a plain-text DESCRIPTION actually carry HTML (CMS feeds put markup there)? */
 export function looksLikeHtml(text: string): boolean {
   return /<\/?(?:p|br|div|span|a|b|i|u|em|strong|ul|ol|li|h[1-6]|table|tr|td|img|blockquote|font|hr)\b[^>]*>/i.test(text);
-}
-
-const DROP_WITH_CONTENT = new Set(['script', 'style', 'head', 'title', 'iframe', 'object', 'embed', 'noscript', 'template', 'svg', 'math', 'textarea', 'select', 'xml']);
-const VOID = new Set(['br', 'hr', 'img']);
-const ALLOWED: Record<string, readonly string[]> = {
-  p: [], br: [], hr: [], b: [], strong: [], i: [], em: [], u: [], s: [], del: [], ins: [], sub: [], sup: [], small: [],
-  span: [], div: [], blockquote: [], pre: [], code: [], h1: [], h2: [], h3: [], h4: [], h5: [], h6: [],
-  ul: [], ol: ['start'], li: [], dl: [], dt: [], dd: [],
-  table: [], thead: [], tbody: [], tfoot: [], tr: [], td: ['colspan', 'rowspan'], th: ['colspan', 'rowspan'],
-  a: ['href', 'title'], img: ['src', 'alt', 'title', 'width', 'height'],
-};
-const URL_ATTRS = new Set(['href', 'src']);
-
-const TOKEN =
-  /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[[\s\S]*?\]\]>|<[!?][^>]*>|<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)\s*\/?>/g;
-const ATTR = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
-
-function safeUrl(raw: string): string | undefined {
-  const v = raw.replace(/&#0*58;|&colon;/gi, ':').replace(/[\u0000-\u0020]/g, '');
-  if (/^(?:https?:|mailto:|tel:)/i.test(v)) return raw.trim();
-  if (/^[a-z][a-z0-9+.-]*:/i.test(v)) return undefined; // javascript:, vbscript:, data:, ...
-  return raw.trim();
-}
-
-/**
- * Allowlist sanitizer: keeps common formatting tags with a few attributes (links and images with
- * http(s)/mailto/relative URLs), drops script/style/head/... with their content, drops every other tag
- * (keeping its text), all `on*` handlers, `style` and `class`, comments and doctype. Returns '' when
- * nothing visible is left.
- */
-export function sanitizeHtml(html: string): string {
-  let out = '';
-  let last = 0;
-  let dropUntil: string | undefined;
-  TOKEN.lastIndex = 0;
-  for (let m = TOKEN.exec(html); m; m = TOKEN.exec(html)) {
-    const text = html.slice(last, m.index);
-    last = TOKEN.lastIndex;
-    if (!dropUntil) out += text.replace(/</g, '&lt;');
-    const tag = m[2]?.toLowerCase();
-    if (!tag) continue; // comment, doctype, CDATA, processing instruction
-    const closing = m[1] === '/';
-    if (dropUntil) {
-      if (closing && tag === dropUntil) dropUntil = undefined;
-      continue;
-    }
-    if (DROP_WITH_CONTENT.has(tag)) {
-      if (!closing && !/\/>$/.test(m[0])) dropUntil = tag;
-      continue;
-    }
-    const allowed = ALLOWED[tag];
-    if (!allowed) continue;
-    if (closing) {
-      if (!VOID.has(tag)) out += `</${tag}>`;
-      continue;
-    }
-    let attrs = '';
-    ATTR.lastIndex = 0;
-    for (let a = ATTR.exec(m[3] ?? ''); a; a = ATTR.exec(m[3] ?? '')) {
-      const name = a[1].toLowerCase();
-      if (!allowed.includes(name)) continue;
-      let val = a[2] ?? a[3] ?? a[4] ?? '';
-      if (URL_ATTRS.has(name)) {
-        const u = safeUrl(val);
-        if (u === undefined) continue;
-        val = u;
-      }
-      attrs += ` ${name}="${val.replace(/"/g, '&quot;').replace(/</g, '&lt;')}"`;
-    }
-    if (tag === 'img' && !/ src="/.test(attrs)) continue;
-    out += `<${tag}${attrs}>`;
-  }
-  if (!dropUntil) out += html.slice(last).replace(/</g, '&lt;');
-  out = out.trim();
-  const visible = out.replace(/<(?!img)[^>]*>/g, '').replace(/&nbsp;|\u00a0/g, ' ').trim();
-  return visible || /<img /.test(out) ? out : '';
 }

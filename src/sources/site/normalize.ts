@@ -3,7 +3,8 @@ import { eventVenue } from '../../api/index.ts';
 import type { EventDraft, Normalized, OrganizerDraft, TermDraft, VenueDraft } from '../../model/draft.ts';
 import { EventDraft as EventDraftSchema } from '../../model/draft.ts';
 import { slugify } from '../../model/identity.ts';
-import { decodeEntities } from '../../util/entities.ts';
+import { cleanEvent, cleanOrganizer, cleanVenue } from '../../model/clean.ts';
+import { plainText, sanitizeHtml } from '../../model/html.ts';
 
 
 /** Target slug of a copied record: `<source-site-key>-<source slug or id>`, stable across runs. */
@@ -18,10 +19,11 @@ export function venueDraft(v: VenueRecord, sourceSiteKey: string): VenueDraft {
   const lat = Number(v.geo_lat);
   const lng = Number(v.geo_lng);
   const r = v as VenueRecord & Record<string, unknown>;
-  return {
+  // Another site's fields are as untrusted as a feed's: one sanitizer for all (src/model/clean.ts).
+  const draft: VenueDraft = {
     identity: `${sourceSiteKey}:venue:${v.id}`,
     slug: copiedSlug(sourceSiteKey, r.slug as string | undefined, v.id),
-    venue: decodeEntities(v.venue ?? `Venue ${v.id}`),
+    venue: v.venue ?? `Venue ${v.id}`,
     description: str(r.description),
     address: str(v.address),
     city: str(v.city),
@@ -36,19 +38,21 @@ export function venueDraft(v: VenueRecord, sourceSiteKey: string): VenueDraft {
     show_map_link: v.show_map_link ?? undefined,
     ...(Number.isFinite(lat) && Number.isFinite(lng) && v.geo_lat !== undefined ? { geo: { lat, lng } } : {}),
   };
+  return cleanVenue(draft) ?? cleanVenue({ ...draft, venue: `Venue ${v.id}` })!;
 }
 
 export function organizerDraft(o: OrganizerRecord, sourceSiteKey: string): OrganizerDraft {
   const r = o as OrganizerRecord & Record<string, unknown>;
-  return {
+  const draft: OrganizerDraft = {
     identity: `${sourceSiteKey}:organizer:${o.id}`,
     slug: copiedSlug(sourceSiteKey, r.slug as string | undefined, o.id),
-    organizer: decodeEntities(o.organizer ?? `Organizer ${o.id}`),
+    organizer: o.organizer ?? `Organizer ${o.id}`,
     description: str(r.description),
     email: str(o.email),
     phone: str(r.phone),
     website: str(r.website),
   };
+  return cleanOrganizer(draft) ?? cleanOrganizer({ ...draft, organizer: `Organizer ${o.id}` })!;
 }
 
 /**
@@ -56,7 +60,7 @@ export function organizerDraft(o: OrganizerRecord, sourceSiteKey: string): Organ
  * the target) and the full parent chain from the source's category list.
  */
 export function termDraft(t: Pick<TermRecord, 'name' | 'slug' | 'description' | 'parent'>, byId?: Map<number, TermRecord>, depth = 0): TermDraft {
-  const d: TermDraft = { name: decodeEntities(t.name), slug: t.slug, description: t.description ?? '' };
+  const d: TermDraft = { name: plainText(t.name).trim() || t.slug, slug: t.slug, description: sanitizeHtml(t.description ?? '') };
   const parent = t.parent ? byId?.get(t.parent) : undefined;
   if (parent && depth < 10) d.parent = termDraft(parent, byId, depth + 1);
   return d;
@@ -66,7 +70,7 @@ export function termDraft(t: Pick<TermRecord, 'name' | 'slug' | 'description' | 
  * Bump when the mapping from a source record to a draft changes: a sync skips rendering events
  * the source has not modified since they were written with the same version.
  */
-export const DRAFT_VERSION = 2; // 2: titles and texts as typed (raw-text.ts)
+export const DRAFT_VERSION = 3; // 2: titles and texts as typed (raw-text.ts); 3: fields pass the shared sanitizer (src/model/clean.ts)
 
 /** What a source event links to, as drafts (also used without building the whole event draft). */
 export function eventLinksFromRecord(r: EventRecord, opts: { sourceSiteKey: string; categoriesById?: Map<number, TermRecord> }) {
@@ -85,20 +89,21 @@ export function eventDraftFromRecord(r: EventRecord, opts: { sourceSiteKey: stri
   const website = typeof r.website === 'string' && r.website !== r.url ? r.website : undefined;
   const image = r.image && typeof r.image === 'object' ? (r.image as { url?: string }).url : undefined;
   const cost = r.cost_details?.values?.length ? `${r.cost_details.currency_position === 'postfix' ? '' : (r.cost_details.currency_symbol ?? '')}${r.cost_details.values.join(' - ')}${r.cost_details.currency_position === 'postfix' ? (r.cost_details.currency_symbol ?? '') : ''}` : (r.cost ?? undefined);
+  const content = cleanEvent({ title: r.title || `Event ${r.id}`, description: str(r.description), excerpt: str(r.excerpt), cost: str(cost), website });
   const parsed = EventDraftSchema.safeParse({
     identity: `${opts.sourceSiteKey}:event:${r.id}`,
     slug: copiedSlug(opts.sourceSiteKey, r.slug, r.id),
-    title: decodeEntities(r.title || `Event ${r.id}`),
-    description: str(r.description),
-    excerpt: str(r.excerpt),
+    title: content.title || `Event ${r.id}`,
+    description: content.description,
+    excerpt: content.excerpt,
     status: r.status === 'trash' ? undefined : r.status,
     timezone: r.timezone && r.timezone !== '' ? r.timezone : 'UTC',
     all_day: r.all_day ?? false,
     start_date: r.start_date,
     end_date: r.end_date,
     image,
-    cost: str(cost),
-    website,
+    cost: content.cost,
+    website: content.website,
     show_map: r.show_map ?? undefined,
     show_map_link: r.show_map_link ?? undefined,
     hide_from_listings: r.hide_from_listings ?? undefined,

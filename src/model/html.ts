@@ -1,0 +1,86 @@
+import sanitize from 'sanitize-html';
+import { decodeEntities } from '../util/entities.ts';
+
+/**
+ * The one HTML sanitizer for everything calsync sends to a site, whatever the source (ICS, CSV,
+ * another site). WordPress stores post HTML unfiltered for administrators and editors
+ * (`unfiltered_html`), so what leaves here is what visitors' browsers run: it must be inert.
+ *
+ * Built on sanitize-html (htmlparser2 underneath): a real parser decodes entities and control
+ * characters the way a browser does BEFORE the URL scheme is judged, which is what the
+ * hand-written regex sanitizers got wrong (`javascript&#x3a;`, `java&Tab;script:`,
+ * `&#106;avascript:` all reached the site). DOMPurify would need a whole DOM (jsdom) in the worker
+ * for the same result; sanitize-html needs none.
+ *
+ * Policy (an allowlist; anything not named is dropped):
+ * - tags: common formatting, lists, tables, links and images; script/style/iframe/svg/... are
+ *   dropped WITH their content, every other unknown tag is dropped keeping its text;
+ * - attributes: links `href` `title`, images `src` `alt` `title` `width` `height`, list/table
+ *   numbering; never `on*`, `style`, `class`, `id`;
+ * - URL schemes: http, https, mailto, tel for links; http, https for images; relative URLs stay.
+ */
+
+/** Elements whose content is never text a reader should see (or is code). */
+const DROP_WITH_CONTENT = [
+  'script', 'style', 'head', 'title', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'noscript', 'noembed',
+  'template', 'svg', 'math', 'textarea', 'select', 'option', 'xml', 'xmp', 'plaintext', 'noframes',
+];
+
+const OPTIONS: sanitize.IOptions = {
+  allowedTags: [
+    'p', 'br', 'hr', 'b', 'strong', 'i', 'em', 'u', 's', 'del', 'ins', 'sub', 'sup', 'small', 'span', 'div',
+    'blockquote', 'pre', 'code', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'dl', 'dt', 'dd',
+    'table', 'thead', 'tbody', 'tfoot', 'tr', 'td', 'th', 'a', 'img',
+  ],
+  allowedAttributes: {
+    a: ['href', 'title'],
+    img: ['src', 'alt', 'title', 'width', 'height'],
+    ol: ['start'],
+    td: ['colspan', 'rowspan'],
+    th: ['colspan', 'rowspan'],
+  },
+  allowedSchemes: ['http', 'https', 'mailto', 'tel'],
+  allowedSchemesByTag: { img: ['http', 'https'] },
+  allowedSchemesAppliedToAttributes: ['href', 'src'],
+  allowProtocolRelative: true,
+  disallowedTagsMode: 'discard',
+  nonTextTags: DROP_WITH_CONTENT,
+  // An image whose only source was refused is nothing but a broken-image icon.
+  exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
+};
+
+const TEXT_ONLY: sanitize.IOptions = {
+  allowedTags: [],
+  allowedAttributes: {},
+  disallowedTagsMode: 'discard',
+  nonTextTags: DROP_WITH_CONTENT,
+};
+
+/**
+ * Untrusted HTML -> HTML safe to store as a post body. Returns '' when nothing visible is left
+ * (markup, comments and non-breaking spaces only), so callers can fall back or omit the field.
+ */
+export function sanitizeHtml(html: string): string {
+  const out = sanitize(html, OPTIONS).trim();
+  const visible = out.replace(/<(?!img)[^>]*>/g, '').replace(/&nbsp;|\u00a0/g, ' ').trim();
+  return visible || /<img /.test(out) ? out : '';
+}
+
+/**
+ * Untrusted text (a title, a venue or organizer name, an address, a cost) -> plain text: markup
+ * stripped by the same parser (script/style content dropped with it), entities decoded exactly
+ * once. The site shows these fields as HTML, so a `<` that would open a tag after decoding (the
+ * input spelled it `&lt;script&gt;`) stays encoded: decoding once must not create markup.
+ */
+export function plainText(text: string): string {
+  if (!/[<&]/.test(text)) return text;
+  return decodeEntities(sanitize(text, TEXT_ONLY)).replace(/<(?=[a-zA-Z!/?])/g, '&lt;');
+}
+
+/** A link field (event, venue or organizer website): an absolute http(s) URL, or nothing. */
+export function webUrl(url: string | undefined): string | undefined {
+  const v = url?.trim();
+  if (!v || !URL.canParse(v)) return undefined;
+  const p = new URL(v).protocol;
+  return p === 'http:' || p === 'https:' ? v : undefined;
+}
