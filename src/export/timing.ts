@@ -1,5 +1,5 @@
 import type { EventRecord } from '../api/index.ts';
-import { canonicalZone, formatDay, secondsFromFields, wallToUtc } from '../model/timezones.ts';
+import { canonicalZone, formatDay, offsetFromLabel, secondsFromFields, wallToUtc } from '../model/timezones.ts';
 import { EventRenderError } from './errors.ts';
 
 /**
@@ -40,14 +40,13 @@ export function wallSeconds(s: string | undefined | null): number | undefined {
   return secondsFromFields(y, +m[2], +m[3], +m[4], +m[5], m[6] ? +m[6] : 0);
 }
 
-/** `UTC`, `UTC+2`, `UTC-3.5`, `UTC+5:30` → offset seconds; undefined for anything else. */
+/**
+ * `UTC`, `UTC+2`, `UTC-3.5`, `UTC+5:30` → offset seconds (read by the one zone module, like ICS TZIDs and
+ * CSV cells); undefined for anything else, IANA names included.
+ */
 export function offsetZoneSeconds(tz: string): number | undefined {
-  const m = /^(?:UTC|GMT)(?:([+-])(\d{1,2})(?:(?:\.(\d+))|(?::(\d{2})))?)?$/i.exec(tz);
-  if (!m) return undefined;
-  if (!m[1]) return 0;
-  const hours = +m[2] + (m[3] ? Number(`0.${m[3]}`) : 0) + (m[4] ? +m[4] / 60 : 0);
-  if (hours > 14) return undefined;
-  return (m[1] === '-' ? -1 : 1) * Math.round(hours * 3600);
+  const s = tz.trim();
+  return /^(?:utc|gmt)(?:$|\s*[+-])/i.test(s) ? offsetFromLabel(s) : undefined;
 }
 
 type Zone = { kind: 'iana'; zone: string } | { kind: 'offset'; offset: number } | { kind: 'unknown' };
