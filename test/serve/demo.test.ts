@@ -61,6 +61,8 @@ describe('npm start (the embedded default demo)', () => {
       const deadline = Date.now() + 90_000;
       while (!out.includes('\nready') && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       expect(out, out).toContain('\nready');
+      // regression: the demo printed raw JSON log lines before its banner.
+      expect(out.slice(0, out.indexOf('calsync demo is running'))).not.toContain('{"level"');
       const feeds = [...out.matchAll(/(http:\/\/127\.0\.0\.1:\d+\/feeds\/city\/(en|fr|de)\.ics)/g)].map((m) => m[1] as string);
       expect(feeds).toHaveLength(3);
       for (const url of feeds) {

@@ -95,7 +95,8 @@ export class DemoStoppedError extends Error {
 }
 
 async function runDemo(o: DemoOptions, g: GlobalOptions, stop: StopSignal): Promise<void> {
-  const log = createLogger({ level: g.logLevel === 'warn' ? 'info' : g.logLevel });
+  // Quiet until the banner (JSON job lines above it buried the URLs); job activity after it.
+  const log = createLogger({ level: g.logLevel ?? 'warn' });
   // Both ports first: a taken port must not leave a redis-server behind.
   await assertPortFree(o.sandboxPort, '--sandbox-port');
   await assertPortFree(o.servePort, '--serve-port');
@@ -135,6 +136,7 @@ async function runDemo(o: DemoOptions, g: GlobalOptions, stop: StopSignal): Prom
     await Promise.race([first, stop.requested]);
     stop.check();
     process.stdout.write(banner(config, server.url, sandbox, password, redisUrl));
+    if ((g.logLevel ?? 'warn') === 'warn') log.level = 'info';
     if (!o.once) await stop.requested;
   } finally {
     await stopAll();
