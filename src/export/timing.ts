@@ -7,7 +7,7 @@ import { EventRenderError } from './errors.ts';
  *
  * The site's own truth is the local wall time (`start_date`/`end_date`) in the event's `timezone`:
  * that is what it shows and what its list filters compare. `utc_*` can be stale (an update that
- * omits `timezone` resets the zone without recomputing them, CONTRACT A), so they are only used
+ * omits `timezone` resets the zone without recomputing them), so they are only used
  * when the zone is empty or unknown. The zone decides how DTSTART/DTEND are written:
  * - an IANA zone → `TZID=<zone>` with the wall time, plus a VTIMEZONE;
  * - `UTC`, `UTC+0`, offset zones such as `UTC+2` or `UTC-3.5` (no VTIMEZONE can name them
