@@ -6,6 +6,7 @@ import { resolveSite } from '../src/config/sites.ts';
 import { Language } from '../src/model/languages.ts';
 import { sourceKeyFrom } from '../src/model/identity.ts';
 import { bullConnection } from '../src/queue/connection.ts';
+import { shortRowsWarning } from '../src/sources/csv/index.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
 import { chunks, csvOpener, inspect, processChunk, writeRejects, type ChunkResult, type CsvChunk, type CsvImportParams, type RejectRow } from '../src/runs/import-csv.ts';
 import { RunReport, type ReportJson } from '../src/sync/report.ts';
@@ -77,7 +78,7 @@ export function resolveCsvPayload(payload: ImportCsvPayload, config: CalsyncConf
 const chunkKey = (deps: JobDeps, runId: string, i: number) => `${deps.prefix}:csv:${runId}:chunk:${i}`;
 const CHUNK_TTL_S = 7 * 24 * 3600;
 
-const RunRef = z.object({ runId: z.string(), payload: ImportCsvPayload, chunks: z.number().int(), headers: z.array(z.string()), delimiter: z.string(), unmapped: z.array(z.string()), rows: z.number() });
+const RunRef = z.object({ runId: z.string(), payload: ImportCsvPayload, chunks: z.number().int(), headers: z.array(z.string()), delimiter: z.string(), unmapped: z.array(z.string()), rows: z.number(), shortRows: z.number().int().optional() });
 
 /**
  * `import-csv` plans a flow: it streams the file once, stores each chunk of parsed rows in Redis
@@ -103,7 +104,7 @@ export const importCsvJob = defineJob({
       n = chunk.index + 1;
       await job.updateProgress({ phase: 'plan', done: n * params.chunkSize, total: inspection.rows });
     }
-    const ref = { runId, payload, chunks: n, headers: inspection.headers, delimiter: inspection.delimiter, unmapped: inspection.unmapped, rows: inspection.rows };
+    const ref = { runId, payload, chunks: n, headers: inspection.headers, delimiter: inspection.delimiter, unmapped: inspection.unmapped, rows: inspection.rows, ...(inspection.shortRows ? { shortRows: inspection.shortRows } : {}) };
     const flow = new FlowProducer({ connection: bullConnection(deps.redisUrl), prefix: deps.prefix });
     try {
       await flow.add({
@@ -154,6 +155,8 @@ export const importCsvFinishJob = defineJob({
     const params = csvParams(o, deps.config);
     const report = new RunReport({ id: ref.runId, kind: 'import-csv', source: params.sourceKey, site: params.site.name, language: params.lang, dryRun: params.dryRun, startedAt: new Date(job.timestamp).toISOString() });
     if (ref.unmapped.length) report.warn(`columns not mapped to any field (ignored): ${ref.unmapped.join(', ')}`);
+    const short = shortRowsWarning(ref.shortRows);
+    if (short) report.warn(short);
     const rejects: RejectRow[] = [];
     for (const value of Object.values(await job.getChildrenValues<ChunkResult>())) {
       report.merge(value.report);

@@ -159,7 +159,7 @@ function listingHtml(feeds: FeedLinks[]): string {
     return `<tr><td>${escapeHtml(f.name)}</td><td>${escapeHtml(f.lang)}</td><td>${a(f.url, 'ICS')}</td><td>${a(f.webcal, 'Subscribe (webcal)')}</td><td>${a(f.google, 'Google Calendar')}</td><td>${a(f.outlook, 'Outlook')}</td><td>${escapeHtml(f.lastModified)}</td></tr>`;
   });
   const body = feeds.length
-    ? `<table><thead><tr><th>feed</th><th>language</th><th>file</th><th>apps</th><th></th><th></th><th>updated</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`
+    ? `<table><thead><tr><th>feed</th><th>language</th><th>file</th><th>calendar app</th><th>Google</th><th>Outlook</th><th>updated</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`
     : '<p>No feeds have been exported yet.</p>';
   return `<!doctype html>\n<html><head><meta charset="utf-8"><title>calsync feeds</title><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"></head>\n<body><h1>Calendar feeds</h1>\n${body}\n</body></html>\n`;
 }

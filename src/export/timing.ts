@@ -1,5 +1,5 @@
 import type { EventRecord } from '../api/index.ts';
-import { canonicalZone, formatDay, secondsFromFields, wallToUtc } from '../model/timezones.ts';
+import { canonicalZone, formatDay, offsetFromLabel, secondsFromFields, wallToUtc } from '../model/timezones.ts';
 import { EventRenderError } from './errors.ts';
 
 /**
@@ -7,7 +7,7 @@ import { EventRenderError } from './errors.ts';
  *
  * The site's own truth is the local wall time (`start_date`/`end_date`) in the event's `timezone`:
  * that is what it shows and what its list filters compare. `utc_*` can be stale (an update that
- * omits `timezone` resets the zone without recomputing them, CONTRACT A), so they are only used
+ * omits `timezone` resets the zone without recomputing them), so they are only used
  * when the zone is empty or unknown. The zone decides how DTSTART/DTEND are written:
  * - an IANA zone → `TZID=<zone>` with the wall time, plus a VTIMEZONE;
  * - `UTC`, `UTC+0`, offset zones such as `UTC+2` or `UTC-3.5` (no VTIMEZONE can name them
@@ -40,14 +40,13 @@ export function wallSeconds(s: string | undefined | null): number | undefined {
   return secondsFromFields(y, +m[2], +m[3], +m[4], +m[5], m[6] ? +m[6] : 0);
 }
 
-/** `UTC`, `UTC+2`, `UTC-3.5`, `UTC+5:30` → offset seconds; undefined for anything else. */
+/**
+ * `UTC`, `UTC+2`, `UTC-3.5`, `UTC+5:30` → offset seconds (read by the one zone module, like ICS TZIDs and
+ * CSV cells); undefined for anything else, IANA names included.
+ */
 export function offsetZoneSeconds(tz: string): number | undefined {
-  const m = /^(?:UTC|GMT)(?:([+-])(\d{1,2})(?:(?:\.(\d+))|(?::(\d{2})))?)?$/i.exec(tz);
-  if (!m) return undefined;
-  if (!m[1]) return 0;
-  const hours = +m[2] + (m[3] ? Number(`0.${m[3]}`) : 0) + (m[4] ? +m[4] / 60 : 0);
-  if (hours > 14) return undefined;
-  return (m[1] === '-' ? -1 : 1) * Math.round(hours * 3600);
+  const s = tz.trim();
+  return /^(?:utc|gmt)(?:$|\s*[+-])/i.test(s) ? offsetFromLabel(s) : undefined;
 }
 
 type Zone = { kind: 'iana'; zone: string } | { kind: 'offset'; offset: number } | { kind: 'unknown' };

@@ -111,30 +111,54 @@ const CLDR_TO_IANA: Readonly<Record<string, string>> = {
 };
 
 const canonicalCache = new Map<string, string | null>();
+let byLowerCase: Map<string, string> | undefined;
 
 /**
- * The canonical spelling of an IANA zone, or undefined when the runtime does not know it. Legacy links
- * become their target (`US/Eastern` -> `America/New_York`, `europe/berlin` -> `Europe/Berlin`,
- * `Etc/GMT` -> `UTC`); a valid name is otherwise kept as the feed wrote it (`Europe/Kiev` stays,
- * `Asia/Kolkata` stays).
+ * Deprecated aliases (tzdata's `backward` file): country folders and bare names. They become the zone
+ * they name; a current name (`Europe/Nicosia`, which ICU folds into `Asia/Nicosia`) is kept as written,
+ * because it is what the user chose and what the site shows back.
+ */
+const DEPRECATED_ALIAS = /^(?:(?:US|Canada|Mexico|Brazil|Chile)\/|[A-Za-z0-9+-]+$)/i;
+
+/**
+ * The spelling to use for an IANA zone, or undefined when the runtime does not know it: the runtime's
+ * spelling of a name written in another case (`europe/berlin` -> `Europe/Berlin`), the target of a
+ * deprecated alias (`US/Eastern` -> `America/New_York`, `Etc/GMT` -> `UTC`), the current IANA spelling of
+ * an old one CLDR still uses (`Asia/Calcutta` -> `Asia/Kolkata`), otherwise the name as written
+ * (`Europe/Kiev`, `Asia/Kolkata`, `Europe/Nicosia` stay).
  */
 export function canonicalZone(name: string): string | undefined {
   if (!name) return undefined;
   let hit = canonicalCache.get(name);
   if (hit === undefined) {
-    try {
-      const cldr = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-      hit = cldr === name ? name : (CLDR_TO_IANA[cldr] ?? cldr);
-    } catch {
-      hit = null;
-    }
+    hit = spellingOf(name);
+    if (canonicalCache.size > 10_000) canonicalCache.clear();
     canonicalCache.set(name, hit);
   }
   return hit ?? undefined;
 }
 
+function spellingOf(name: string): string | null {
+  let cldr: string;
+  try {
+    cldr = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+  byLowerCase ??= new Map(Intl.supportedValuesOf('timeZone').map((z) => [z.toLowerCase(), z]));
+  if (cldr === 'UTC') return 'UTC';
+  // Newer runtimes take `+05:30` as a zone; it is an offset, written in the one offset form below.
+  if (/^[+-]\d/.test(cldr)) return null;
+  if (cldr === name || CLDR_TO_IANA[cldr] === name) return name;
+  const listed = byLowerCase.get(name.toLowerCase());
+  if (listed) return listed;
+  if (DEPRECATED_ALIAS.test(name) || name === name.toLowerCase() || name === name.toUpperCase()) return CLDR_TO_IANA[cldr] ?? cldr;
+  return name;
+}
+
+/** True for a zone the site and this module both read: an IANA name or the site's `UTC±h[.frac]` form. */
 export function isValidZone(name: string): boolean {
-  return canonicalZone(name) !== undefined;
+  return canonicalZone(name) !== undefined || fixedZoneOffset(name) !== undefined;
 }
 
 let allZones: string[] | undefined;
@@ -179,6 +203,8 @@ const offsetCache = new Map<string, ZoneCache>();
  */
 export function offsetAt(zone: string, utcSec: number): number {
   if (zone === 'UTC') return 0;
+  const fixed = fixedZoneOffset(zone);
+  if (fixed !== undefined) return fixed;
   let cache = offsetCache.get(zone);
   if (!cache) offsetCache.set(zone, (cache = { days: new Map(), buckets: new Map() }));
   const day = Math.floor(utcSec / DAY);
@@ -277,20 +303,67 @@ export function windowsZoneToIana(label: string): string | undefined {
   return undefined;
 }
 
-/** Offset encoded in a label such as `(UTC-05:00) ...`, `UTC+2`, `GMT-04:30`, `+0530` (seconds). */
+// Offsets, as calendars, spreadsheets and the site write them. The site's own form is `UTC+5`,
+// `UTC-3.5` (hours with a decimal fraction); Outlook writes `(UTC+05:30) Chennai, …` labels.
+
+/** A whole string that is only an offset: `UTC+3.5`, `UTC+05:30`, `GMT-4`, `+0530`, `UTC+3h30`. */
+const OFFSET_ONLY = /^(?:(?:utc|gmt)\s*)?([+-])\s*(\d{1,2})(?:[:h]?(\d{2})|[.,](\d{1,2}))?$/i;
+/** The offset at the head of a display label: `(UTC+01:00) Amsterdam, …`, `(UTC) Casablanca`. */
+const LABEL_HEAD = /^\(\s*(?:utc|gmt)\s*(?:([+-])\s*(\d{1,2})(?::?(\d{2}))?)?\s*\)/i;
+const UTC_ONLY = /^\(?\s*(?:utc|gmt|ut|z|zulu)\s*\)?$/i;
+const MAX_OFFSET = 14 * 3600;
+
+/**
+ * Offset (seconds, east positive) of a string that is an offset, or of a display label that starts with
+ * one; undefined otherwise. Anchored on purpose: `UTC+3.5` is 3 h 30, never `UTC+3` plus junk.
+ */
 export function offsetFromLabel(label: string): number | undefined {
-  const s = label.trim().replace(/^"|"$/g, '');
-  const m = /^\(?(?:utc|gmt)?\s*([+-])(\d{1,2})(?::?(\d{2}))?\)?/i.exec(s);
-  if (!m) return /^\(?(?:utc|gmt)\)?$/i.test(s) || /^\((?:utc|gmt)\)/i.test(s) ? 0 : undefined;
-  const h = +m[2];
-  const mi = m[3] ? +m[3] : 0;
-  if (h > 14 || mi > 59) return undefined;
-  return (m[1] === '-' ? -1 : 1) * (h * 3600 + mi * 60);
+  const s = label.trim().replace(/^"+|"+$/g, '').trim();
+  if (UTC_ONLY.test(s)) return 0;
+  const m = OFFSET_ONLY.exec(s) ?? LABEL_HEAD.exec(s);
+  if (!m) return undefined;
+  if (!m[1]) return 0;
+  const minutes = m[3] !== undefined ? +m[3] : m[4] !== undefined ? Math.round(Number(`0.${m[4]}`) * 60) : 0;
+  const sec = +m[2] * 3600 + minutes * 60;
+  if (minutes > 59 || sec > MAX_OFFSET) return undefined;
+  return m[1] === '-' ? -sec : sec;
+}
+
+/**
+ * The zone name for a fixed offset, as every part of calsync writes it: `UTC`; `Etc/GMT-N` for whole
+ * hours (POSIX-inverted sign; an IANA name every consumer reads); the site's own `UTC±h.frac` for
+ * quarter hours (no IANA name exists: `UTC+3.5`, `UTC-9.5`, `UTC+5.75`). Undefined when neither exists.
+ */
+export function offsetZoneName(offsetSec: number): string | undefined {
+  if (offsetSec % 3600 === 0) return fixedOffsetZone(offsetSec);
+  if (offsetSec % 900 !== 0 || Math.abs(offsetSec) > MAX_OFFSET) return undefined;
+  const minutes = Math.abs(offsetSec) / 60;
+  return `UTC${offsetSec < 0 ? '-' : '+'}${Math.floor(minutes / 60)}.${String((minutes % 60) / 60).slice(2)}`;
+}
+
+const SITE_OFFSET = /^UTC(?:([+-])(\d{1,2})(?:\.(\d{1,2}))?)?$/;
+const fixedCache = new Map<string, number | null>();
+
+/**
+ * Offset (seconds) of a zone in the site's offset form (`UTC`, `UTC+5`, `UTC-3.5`, `UTC+5.75`), which
+ * offsetAt/wallToUtc accept like IANA names; undefined for anything else (IANA names included).
+ */
+export function fixedZoneOffset(zone: string): number | undefined {
+  if (!zone.startsWith('UTC')) return undefined;
+  let hit = fixedCache.get(zone);
+  if (hit === undefined) {
+    const m = SITE_OFFSET.exec(zone);
+    const sec = !m ? undefined : !m[1] ? 0 : offsetFromLabel(zone);
+    hit = sec ?? null;
+    if (fixedCache.size > 1000) fixedCache.clear();
+    fixedCache.set(zone, hit);
+  }
+  return hit ?? undefined;
 }
 
 /**
  * The IANA zone for a fixed UTC offset: `UTC`, or `Etc/GMT-N` (POSIX-inverted sign) for whole hours.
- * Offsets that are not whole hours have no Etc zone; callers match them against real zones instead.
+ * Offsets that are not whole hours have no Etc zone (see offsetZoneName for the site's form).
  */
 export function fixedOffsetZone(offsetSec: number): string | undefined {
   if (offsetSec === 0) return 'UTC';
@@ -347,7 +420,7 @@ export function resolveZoneName(raw: string): ResolvedZoneName | undefined {
   }
   const off = offsetFromLabel(name);
   if (off !== undefined) {
-    const z = fixedOffsetZone(off);
+    const z = offsetZoneName(off);
     if (z) return { zone: z, via: 'offset' };
   }
   return undefined;

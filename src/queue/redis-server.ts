@@ -71,6 +71,8 @@ export async function startLocalRedis(opts: LocalRedisOptions = {}): Promise<Loc
     args.push('--save', '', '--appendonly', 'no');
   }
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const guard = child.pid ? watchdog(process.pid, child.pid) : undefined;
+  child.once('exit', () => guard?.kill());
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
   child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
@@ -100,6 +102,19 @@ export async function startLocalRedis(opts: LocalRedisOptions = {}): Promise<Loc
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * redis-server is our child but does not die with us: killed without stop() (SIGKILL, a crash, npm
+ * ending its script) we would leave it running on its port and data directory. A detached shell loop
+ * waits for this process to be gone, then stops the server. Killed by the exit handler above when the
+ * server ends first, so it never signals a reused pid.
+ */
+function watchdog(parentPid: number, childPid: number): ChildProcess {
+  const loop = `while kill -0 ${parentPid} 2>/dev/null; do sleep 1; done; kill -TERM ${childPid} 2>/dev/null`;
+  const w = spawn('sh', ['-c', loop], { stdio: 'ignore', detached: true });
+  w.unref();
+  return w;
 }
 
 function pingOnce(port: number): Promise<boolean> {

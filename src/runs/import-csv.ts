@@ -8,7 +8,7 @@ import type { ResolvedSite } from '../config/sites.ts';
 import type { EventDraft, OrganizerDraft, VenueDraft, Normalized } from '../model/draft.ts';
 import type { Language } from '../model/languages.ts';
 import { fetchSource, FetchError } from '../sources/fetch/index.ts';
-import { inspectCsv, readCsv, writeRejectsCsv, CsvRefusedError, type CsvInspection, type CsvItem, type CsvKind, type CsvOptions } from '../sources/csv/index.ts';
+import { inspectCsv, readCsv, shortRowsWarning, writeRejectsCsv, CsvRefusedError, type CsvInspection, type CsvItem, type CsvKind, type CsvOptions } from '../sources/csv/index.ts';
 import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter } from '../sync/events.ts';
 import type { AdoptLinked } from '../sync/linked.ts';
@@ -176,6 +176,8 @@ export async function runCsvImport(p: CsvImportParams, ctx: RunContext = {}): Pr
   await ctx.onProgress?.({ phase: 'inspect', done: 0 });
   const inspection = await inspect(p, open);
   if (inspection.unmapped.length) total.warn(`columns not mapped to any field (ignored): ${inspection.unmapped.join(', ')}; map them with --map`);
+  const short = shortRowsWarning(inspection.shortRows);
+  if (short) total.warn(short);
   const rejects: RejectRow[] = [];
   let done = 0;
   for await (const chunk of chunks(p, open, inspection)) {

@@ -5,6 +5,8 @@ import { terminalSafe } from '../util/terminal.ts';
 export const OUTCOMES = ['created', 'updated', 'unchanged', 'skipped', 'failed', 'retired'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 export const ITEM_KINDS = ['events', 'venues', 'organizers', 'categories', 'tags'] as const;
+/** One item of each kind, as the text report names it ("FAILED category …", not "categorie"). */
+const ITEM_NOUN: Readonly<Record<(typeof ITEM_KINDS)[number], string>> = { events: 'event', venues: 'venue', organizers: 'organizer', categories: 'category', tags: 'tag' };
 export type ItemKind = (typeof ITEM_KINDS)[number];
 
 export const Counts = z.object({
@@ -178,7 +180,7 @@ export function formatReport(r: ReportJson, opts: { maxItems?: number } = {}): s
   const problems = r.items.filter((i) => i.outcome === 'failed' || i.outcome === 'skipped');
   const max = opts.maxItems ?? 50;
   for (const i of problems.slice(0, max)) {
-    lines.push(`  ${i.outcome.toUpperCase()} ${i.kind.slice(0, -1)} ${originRef(i.origin as Origin | undefined) || i.slug || ''}: ${i.reason ?? ''}`);
+    lines.push(`  ${i.outcome.toUpperCase()} ${ITEM_NOUN[i.kind]} ${originRef(i.origin as Origin | undefined) || i.slug || ''}: ${i.reason ?? ''}`);
   }
   if (problems.length > max) lines.push(`  … and ${problems.length - max} more (use --json for all)`);
   for (const l of r.linked ?? []) lines.push(`  linked existing ${l.kind.slice(0, -1)} "${l.name}" (id ${l.id}): its fields were left as they are`);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { inspectCsv } from '../../src/sources/csv/index.ts';
+import { shortRowsWarning } from '../../src/sources/csv/index.ts';
 import { CORPUS, DATA_ROWS, MAPPINGS, collect, corpusOpen, draftAt, failureAt, opts, refusal } from './helpers.ts';
 
 /**
@@ -170,21 +171,21 @@ describe('norwegian-cycling-semicolon-windows1252-crlf-html.csv (EXPECTATIONS §
 
 describe('the-events-calendar-crlf-ragged-rows-mixed-booleans.csv (EXPECTATIONS §18)', () => {
   const name = 'the-events-calendar-crlf-ragged-rows-mixed-booleans.csv';
-  it('reports every ragged row at its physical line with the field counts, keeping all cells', async () => {
+  it('regression: every row of The Events Calendar\'s ragged export was rejected (short rows now read with empty trailing cells)', async () => {
     const { open, o } = file(name);
     const c = await collect(open, o);
     expect(c.inspection.headers).toHaveLength(18);
     expect(c.inspection.unmapped).toEqual(['Comment status', 'Ping status']);
-    expect(c.failures.map((f) => [f.origin.line, f.reason])).toEqual([
-      [2, 'row: has 20 fields, the header has 18'],
-      [3, 'row: has 14 fields, the header has 18'],
-      [4, 'row: has 14 fields, the header has 18'],
-      [5, 'row: has 14 fields, the header has 18'],
-    ]);
+    // Rows 3-5 have 14 of 18 cells: missing trailing cells are empty ones, counted once for the report.
+    expect(c.inspection.shortRows).toBe(3);
+    expect(shortRowsWarning(c.inspection.shortRows)).toBe('3 rows have fewer cells than the header (as spreadsheet tools write them): the missing trailing cells were read as empty');
+    expect(c.drafts.map((d) => d.title)).toEqual(['Ankh-Sto Associates', 'Mccaleb, John A Esq', 'Marriott Hotels Resorts Suites']);
+    expect(draftAt(c, 4)).toMatchObject({ start_date: '2014-11-10 09:30:00', end_date: '2014-11-10 17:30:00' });
+    // A row with MORE cells than the header (non-empty extras) cannot be mapped safely: still refused, all cells kept.
+    expect(c.failures.map((f) => [f.origin.line, f.reason])).toEqual([[2, 'row: has 20 fields, the header has 18']]);
     expect(failureAt(c, 2).raw).toHaveLength(20);
     expect((failureAt(c, 2).raw as string[]).slice(18)).toEqual(['false', 'false']);
     expect((failureAt(c, 2).raw as string[])[12]).toBe('Convention, Conference');
-    expect((failureAt(c, 4).raw as string[])[0]).toBe('Mccaleb, John A Esq');
     expect(c.items.map((i) => i.raw[6])).toEqual(['TRUE', 'Yes', '0', 'FALSE']);
   });
   it('the same rows, evened out to 18 cells, read with their mixed booleans', async () => {

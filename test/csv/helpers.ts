@@ -3,7 +3,8 @@ import { Readable } from 'node:stream';
 import { inspectCsv, readCsv, type CsvInspection, type CsvItem, type CsvOptions } from '../../src/sources/csv/index.ts';
 import type { EventDraft, ItemFailure, OrganizerDraft, VenueDraft } from '../../src/model/draft.ts';
 
-export const CORPUS = new URL('../../../shared/corpus/csv/', import.meta.url);
+/** Third-party CSV files under their own licences (test/fixtures/third-party/corpus/SOURCES.md). */
+export const CORPUS = new URL('../fixtures/third-party/corpus/csv/', import.meta.url);
 
 export function corpusOpen(name: string): () => NodeJS.ReadableStream {
   const path = new URL(name, CORPUS);

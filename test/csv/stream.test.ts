@@ -111,14 +111,14 @@ describe('physical line numbers', () => {
       '', // 5 (blank)
       'B,2024-01-02,plain', // 6
       'C,2024-01-03,"x\r\ny\rz"', // 7-9 (CRLF and a lone CR inside the field)
-      'D,2024-01-04', // 10: ragged
+      'D,2024-01-04,x,y', // 10: ragged (more cells than the header)
       'E,2024-01-05,"a ""quoted"" word"', // 11
     ].join('\n');
     const c = await collect(bytesOpen(text, 3), opts());
     expect(c.items.map((i) => i.line)).toEqual([2, 6, 7, 10, 11]);
     expect(c.inspection).toMatchObject({ rows: 5, blankLines: 1 });
     expect(draftAt(c, 2).description).toBe('one\ntwo\nthree');
-    expect(failureAt(c, 10).reason).toBe('row: has 2 fields, the header has 3');
+    expect(failureAt(c, 10).reason).toBe('row: has 4 fields, the header has 3');
     expect(draftAt(c, 11).description).toBe('a "quoted" word');
   });
 

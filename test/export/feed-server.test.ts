@@ -209,6 +209,16 @@ describe('feed server', () => {
     expect((await request(server.base, '/feeds')).status).toBe(200);
   });
 
+  it('regression: the feeds page\'s Google and Outlook columns had no header', async () => {
+    const html = (await request(server.base, '/feeds/')).body.toString();
+    const heads = [...(/<thead>(.*?)<\/thead>/s.exec(html)?.[1] ?? '').matchAll(/<th>(.*?)<\/th>/g)].map((m) => m[1]);
+    const firstRow = /<tbody>\s*<tr>(.*?)<\/tr>/s.exec(html)?.[1] ?? '';
+    // One header per cell, none empty, and the subscribe columns named after what they open.
+    expect(heads).toHaveLength([...firstRow.matchAll(/<td>/g)].length);
+    expect(heads.every((h) => h && h.trim() !== '')).toBe(true);
+    expect(heads).toEqual(expect.arrayContaining(['Google', 'Outlook']));
+  });
+
   it('lists feeds as JSON when asked, with the public URL when configured', async () => {
     const r = await request(pub.base, '/feeds/', { Accept: 'application/json' });
     expect(r.headers['content-type']).toBe('application/json; charset=utf-8');

@@ -4,7 +4,7 @@ import type { EventDraft } from '../../src/model/draft.ts';
 import { plainToHtml } from '../../src/sources/ics/text.ts';
 
 /**
- * One test per section of /work/shared/corpus/EXPECTATIONS.md (the ICS part, sections 1-17), named after
+ * One test per section of test/fixtures/third-party/corpus/EXPECTATIONS.md (the ICS part, sections 1-17), named after
  * the file. Times are checked both as wall time in the draft's zone and as the UTC instant.
  */
 const byStart = (a: EventDraft, b: EventDraft): number => startUtc(a).localeCompare(startUtc(b));

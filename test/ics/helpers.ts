@@ -7,8 +7,8 @@ import { decodeIcs } from '../../src/sources/ics/decode.ts';
 import { readEvent, type RawEvent } from '../../src/sources/ics/event.ts';
 import { parseIcsText, type Component } from '../../src/sources/ics/parse.ts';
 
-/** The shared real-world corpus, read in place (see /work/shared/corpus/SOURCES.md for licences). */
-export const CORPUS_DIR = new URL('../../../shared/corpus/ics/', import.meta.url);
+/** The real-world corpus (third-party files under their own licences: test/fixtures/third-party/corpus/SOURCES.md). */
+export const CORPUS_DIR = new URL('../fixtures/third-party/corpus/ics/', import.meta.url);
 
 export function corpusFiles(): string[] {
   return readdirSync(fileURLToPath(CORPUS_DIR)).filter((f) => f.endsWith('.ics')).sort();

@@ -42,6 +42,9 @@ export async function feedServer(initial: string): Promise<{ url: string; set(bo
   };
 }
 
+/** Third-party real-world files kept in the repository under their own licences (see its README.md). */
+export const CORPUS_ROOT = new URL('../fixtures/third-party/corpus/', import.meta.url);
+
 export function corpus(kind: 'ics' | 'csv', file = ''): string {
-  return new URL(`../../../shared/corpus/${kind}/${file}`, import.meta.url).pathname;
+  return new URL(`${kind}/${file}`, CORPUS_ROOT).pathname;
 }

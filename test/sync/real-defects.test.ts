@@ -62,7 +62,7 @@ describe('sync: what real sites revealed', () => {
     expect(await stored('tribe_events', copied.id)).toEqual({ ...typed, description: typed.description.replace('& fine', '&amp; fine') });
     // And the target renders it exactly as the source does.
     // (`&#038;` and `&amp;` are the same character in HTML.)
-    const amp = (html: string) => html.replaceAll('&#038;', '&amp;');
+    const amp = (html: string | undefined) => html?.replaceAll('&#038;', '&amp;');
     expect([copied.title, amp(copied.description), copied.excerpt]).toEqual([ev.title, amp(ev.description), ev.excerpt]);
     expect((await stored('tribe_venue', (copied.venue as { id: number }).id)).title).toBe(`Joe's "Bar" & Grill`);
     expect((await stored('tribe_organizer', copied.organizer[0]!.id)).title).toBe(`Ann's "Trio"`);

@@ -8,7 +8,7 @@
  * CsvRefusedError; row problems come back as failures with the row's physical line number.
  */
 export { CsvRefusedError } from './errors.ts';
-export { inspectCsv } from './inspect.ts';
+export { inspectCsv, shortRowsWarning } from './inspect.ts';
 export { readCsv } from './read.ts';
 export { writeRejectsCsv } from './rejects.ts';
 export type { CsvInspection, CsvItem, CsvKind, CsvOptions } from './types.ts';

@@ -165,8 +165,10 @@ export async function inspectCsv(open: () => NodeJS.ReadableStream, opts: CsvOpt
     const dateCols = plan.fields.flatMap((f, i) => (f === 'start_date' || f === 'end_date' ? [i] : []));
     const evidence: { dayFirst?: DateEvidence; monthFirst?: DateEvidence; ambiguous?: DateEvidence; numeric: number } = { numeric: 0 };
     let rows = 0;
+    let shortRows = 0;
     const scan = (rec: RawRecord): void => {
       rows++;
+      if (rec.fields.length < width) shortRows++;
       for (const c of dateCols) {
         const value = (rec.fields[c] ?? '').trim();
         const parts = value ? numericDateParts(value) : undefined;
@@ -221,9 +223,16 @@ export async function inspectCsv(open: () => NodeJS.ReadableStream, opts: CsvOpt
       fields: plan.fields,
       skippedLines,
       blankLines,
+      ...(shortRows ? { shortRows } : {}),
     };
   } finally {
     await records.return();
   }
 }
 
+
+/** The one report line for rows shorter than the header (read with their missing cells empty). */
+export function shortRowsWarning(shortRows: number | undefined): string | undefined {
+  if (!shortRows) return undefined;
+  return `${shortRows} row${shortRows === 1 ? ' has' : 's have'} fewer cells than the header (as spreadsheet tools write them): the missing trailing cells were read as empty`;
+}

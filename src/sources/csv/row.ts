@@ -196,8 +196,12 @@ function zodReason(row: Row, error: z.ZodError): string {
 
 export function normalizeRow(ctx: RowContext, cells: string[], line: number): Normalized<AnyDraft> {
   let values = cells;
-  if (cells.length !== ctx.width) {
-    const extraBlank = cells.length > ctx.width && cells.slice(ctx.width).every((c) => c.trim() === '');
+  if (cells.length < ctx.width) {
+    // Spreadsheet tools drop trailing empty cells (The Events Calendar's own export does): the
+    // missing cells are empty ones. Said once per run (shortRowsWarning), not per row.
+    values = [...cells, ...new Array<string>(ctx.width - cells.length).fill('')];
+  } else if (cells.length > ctx.width) {
+    const extraBlank = cells.slice(ctx.width).every((c) => c.trim() === '');
     if (!extraBlank) {
       return failure(ctx, cells, line, `row: has ${cells.length} fields, the ${ctx.widthFrom} has ${ctx.width}`);
     }

@@ -44,6 +44,8 @@ export interface CsvInspection {
   skippedLines?: number[];
   /** Blank (all-empty) lines among the data, skipped and counted here so the totals add up. */
   blankLines?: number;
+  /** Data rows with fewer cells than the header: their missing trailing cells read as empty. */
+  shortRows?: number;
 }
 
 export type AnyDraft = EventDraft | VenueDraft | OrganizerDraft;

@@ -113,7 +113,7 @@ export function buildZoneContext(opts: {
     return undefined;
   };
 
-  let calendarZone = canonicalZone(opts.defaultTimezone) ?? 'UTC';
+  let calendarZone = resolveZoneName(opts.defaultTimezone)?.zone ?? 'UTC';
   let calendarZoneHow = 'default';
   const xwrResolved = opts.xWrTimezone ? (xwr ?? resolveUncached(opts.xWrTimezone, opts.refYear)?.zone) : undefined;
   if (xwrResolved) {
