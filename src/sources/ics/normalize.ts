@@ -122,7 +122,7 @@ function collect(roots: Component[]): Calendar {
  * Bytes -> calendar properties and read VEVENTs. A function of its own so the decoded text and the
  * component tree become garbage before expansion starts (they are most of the memory of a big feed).
  */
-function readFile(bytes: Uint8Array, source: string, maxVevents: number): { encoding: string; cal: Omit<Calendar, 'vevents'>; raws: RawEvent[]; parseWarnings: string[] } {
+function readFile(bytes: Uint8Array, source: string, maxVevents: number): { encoding: string; cal: Omit<Calendar, 'vevents'>; raws: RawEvent[]; parseWarnings: WarningList } {
   if (bytes.byteLength === 0) throw new IcsNotCalendarError(source, 'empty');
   const { text, encoding } = decodeIcs(bytes);
   const parsed = parseIcsText(text);
@@ -218,7 +218,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
   const { encoding, cal, raws, parseWarnings } = readFile(bytes, opts.sourceName, maxOccurrences);
   const warnings = new WarningList();
   const warn = (w: string): void => warnings.add(w);
-  parseWarnings.forEach(warn);
+  warnings.addAll(parseWarnings);
   // Everything expansion produced so far (kept or not): the file's output budget.
   let produced = 0;
   const produce = (n: number): void => {

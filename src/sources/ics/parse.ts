@@ -25,7 +25,7 @@ export interface Component {
 export interface ParsedIcs {
   roots: Component[];
   /** Human-readable notes about recovered damage (line numbers included); capped (warnings.ts). */
-  warnings: string[];
+  warnings: WarningList;
   brokenFolds: number;
 }
 
@@ -98,7 +98,7 @@ export function parseIcsText(text: string): ParsedIcs {
   for (const s of stray) warnings.add(`line ${s.line}: not a content line, ignored: ${JSON.stringify(s.text.slice(0, 60))}`);
   if (strayCount > stray.length) warnings.add(`${strayCount - stray.length} more stray line(s) ignored`);
   if (brokenFolds) warnings.add(`${brokenFolds} continuation line(s) without leading whitespace joined to the previous property`);
-  return { roots, warnings: warnings.list(), brokenFolds };
+  return { roots, warnings, brokenFolds };
 }
 
 /** First property of a name, or undefined. */

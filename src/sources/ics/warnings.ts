@@ -22,6 +22,12 @@ export class WarningList {
     else this.dropped++;
   }
 
+  /** Another list's warnings, in order, its dropped count included. */
+  addAll(other: WarningList): void {
+    for (const w of other.kept) this.add(w);
+    this.dropped += other.dropped;
+  }
+
   /** Warnings not kept so far. */
   get more(): number {
     return this.dropped;
