@@ -31,7 +31,7 @@ export interface IcsImportParams {
   allowFiles?: boolean;
   /** Re-process an unchanged (304) feed anyway once this old, so recurrences entering the horizon arrive. */
   refreshAfterMs?: number;
-  /** Occurrences (drafts, VEVENTs) one file may produce before it is refused. Default 100k. */
+  /** Occurrences (drafts, VEVENTs) one file may produce before it is refused. Default 250k. */
   maxOccurrencesPerFile?: number;
   /** Heap and time limits of the parsing thread (src/sources/ics/isolate.ts). */
   parseLimits?: IcsParseLimits;
