@@ -81,6 +81,8 @@ export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Pr
 
   await ctx.onProgress?.({ phase: 'parse', done: 0 });
   const { items, summary } = await parseFeed(fetched.body, p, ctx.signal);
+  // The parser's own notes (recovered damage, untitled events, truncated series): already capped.
+  for (const w of summary.warnings) report.warn(w);
   if (summary.withoutUid > 0) report.warn(`${summary.withoutUid} VEVENT(s) have no UID: identified by summary + start + location, so editing those fields in the source makes a new event`);
 
   const client = new CalendarClient({ ...p.site.connection, language: p.lang, ...clientHooks(ctx, p.site.key) });
