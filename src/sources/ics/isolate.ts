@@ -43,9 +43,6 @@ export function normalizeIcsIsolated(bytes: Uint8Array, opts: IcsNormalizeOption
     const worker = new Worker(ENTRY, {
       workerData: { bytes, opts } satisfies ParseRequest,
       resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(maxHeapMb / 8))) },
-      // The parser writes nothing; its console is not the job's.
-      stdout: true,
-      stderr: true,
     });
     let settled = false;
     const finish = (fn: () => void): void => {
