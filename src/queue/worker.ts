@@ -33,7 +33,9 @@ export interface RunningWorkers {
 }
 
 /** Runs that fail as a whole for reasons a retry cannot fix. */
-const UNRECOVERABLE = new Set(['uid-churn', 'aborted']);
+const UNRECOVERABLE = new Set(['uid-churn', 'aborted', 'ics-too-many-occurrences', 'ics-memory-limit', 'ics-time-limit']);
+/** BullMQ's reason when a job was taken over more than maxStalledCount times (its worker kept dying). */
+const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
 
 export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
   const prefix = o.prefix ?? 'calsync';
@@ -115,6 +117,36 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
     }
   };
 
+  /**
+   * A job whose worker process died under it more than maxStalledCount times is failed by BullMQ
+   * without our processor seeing it: record it in the run history like any failed run, so a
+   * scheduled source that kills its worker is paused after pauseAfterFailures, instead of taking a
+   * worker down on every tick.
+   */
+  const recordPoison = async (job: Job): Promise<void> => {
+    const def = o.jobs[job.name];
+    const parsed = def?.payload.safeParse(job.data);
+    if (!def || !parsed?.success || def.part === 'piece') return;
+    const name = def.historyName(parsed.data);
+    metrics.inc(METRIC_KEYS.jobs, { kind: job.name, outcome: 'failed' });
+    try {
+      const { paused } = await history.record({
+        id: String(job.id),
+        name,
+        kind: job.name,
+        status: 'failed',
+        startedAt: new Date(job.processedOn ?? job.timestamp).toISOString(),
+        durationMs: 0,
+        failures: [],
+        error: `the worker running this job stopped ${o.config.worker.maxStalledCount + 1} times (out of memory, killed or blocked); the job was failed so it cannot take workers down again`,
+        jobId: job.id,
+      });
+      if (paused) o.log.error({ name }, `paused after ${o.config.history.pauseAfterFailures} failed runs in a row; \`calsync resume ${name}\` resumes it`);
+    } catch (err) {
+      o.log.error({ err: (err as Error).message, jobId: job.id }, 'could not record the stalled job in the run history');
+    }
+  };
+
   const queues = o.queues ?? [...QUEUES];
   // BullMQ stores it on each job it takes (job.processedBy): which machine and process ran it.
   const workerName = `${hostname()}:${pid}`;
@@ -132,7 +164,10 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
     });
     // Without an error listener a worker may stop processing (BullMQ docs).
     w.on('error', (err) => o.log.error({ err: err.message, queue: q }, 'worker error'));
-    w.on('failed', (job, err) => o.log.warn({ jobId: job?.id, job: job?.name, err: err.message }, 'job failed'));
+    w.on('failed', (job, err) => {
+      o.log.warn({ jobId: job?.id, job: job?.name, err: err.message }, 'job failed');
+      if (job && err.message === STALLED_TOO_OFTEN) void recordPoison(job);
+    });
     w.on('completed', (job) => o.log.info({ jobId: job.id, job: job.name }, 'job completed'));
     return w;
   });

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -7,7 +6,7 @@ import { CalendarClient } from '../api/index.ts';
 import type { ResolvedSite } from '../config/sites.ts';
 import type { EventDraft, OrganizerDraft, VenueDraft, Normalized } from '../model/draft.ts';
 import type { Language } from '../model/languages.ts';
-import { fetchSource, FetchError } from '../sources/fetch/index.ts';
+import { fetchSource, FetchError, openFileCapped } from '../sources/fetch/index.ts';
 import { inspectCsv, readCsv, shortRowsWarning, writeRejectsCsv, CsvRefusedError, type CsvInspection, type CsvItem, type CsvKind, type CsvOptions } from '../sources/csv/index.ts';
 import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter } from '../sync/events.ts';
@@ -72,7 +71,7 @@ export async function csvOpener(p: Pick<CsvImportParams, 'location' | 'allow' | 
     return () => Readable.from([body]);
   }
   if (!p.allowFiles) throw new RunFailedError('file-not-allowed', `${p.location}: local files are only read by the CLI; give a URL`);
-  return () => createReadStream(p.location);
+  return () => openFileCapped(p.location);
 }
 
 export function csvOptions(p: CsvImportParams): CsvOptions {

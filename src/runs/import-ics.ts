@@ -4,7 +4,8 @@ import type { ResolvedSite } from '../config/sites.ts';
 import type { EventDraft, Normalized } from '../model/draft.ts';
 import type { Language } from '../model/languages.ts';
 import { fetchSource, FetchError } from '../sources/fetch/index.ts';
-import { normalizeIcs } from '../sources/ics/index.ts';
+import { IcsError } from '../sources/ics/errors.ts';
+import { normalizeIcsIsolated, type IcsParseLimits } from '../sources/ics/isolate.ts';
 import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter, type OnEdit } from '../sync/events.ts';
 import type { AdoptLinked } from '../sync/linked.ts';
@@ -34,6 +35,10 @@ export interface IcsImportParams {
   allowFiles?: boolean;
   /** Re-process an unchanged (304) feed anyway once this old, so recurrences entering the horizon arrive. */
   refreshAfterMs?: number;
+  /** Occurrences (drafts, VEVENTs) one file may produce before it is refused. Default 250k. */
+  maxOccurrencesPerFile?: number;
+  /** Heap and time limits of the parsing thread (src/sources/ics/isolate.ts). */
+  parseLimits?: IcsParseLimits;
 }
 
 interface FetchState {
@@ -79,14 +84,9 @@ export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Pr
   if (!fetched.body) throw new RunFailedError('fetch-failed', `${p.location}: empty response`);
 
   await ctx.onProgress?.({ phase: 'parse', done: 0 });
-  const { items, summary } = await normalizeIcs(new Uint8Array(fetched.body.buffer, fetched.body.byteOffset, fetched.body.byteLength), {
-    sourceKey: p.sourceKey,
-    sourceName: p.location,
-    window: p.window,
-    defaultTimezone: p.defaultTimezone,
-    status: p.status,
-    categoriesAs: p.categoriesAs,
-  });
+  const { items, summary } = await parseFeed(fetched.body, p, ctx.signal);
+  // The parser's own notes (recovered damage, untitled events, truncated series): already capped.
+  for (const w of summary.warnings) report.warn(w);
   await dropUnsafeImages(items, { allow: p.allow }, (w) => report.warn(w));
   if (summary.withoutUid > 0) report.warn(`${summary.withoutUid} VEVENT(s) have no UID: identified by summary + start + location, so editing those fields in the source makes a new event`);
 
@@ -122,6 +122,27 @@ export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Pr
     await client.close();
   }
   return report.finish();
+}
+
+/** Parse + normalize in the isolated parser; a whole-file refusal fails the run with the parser's code. */
+async function parseFeed(body: Buffer, p: IcsImportParams, signal: AbortSignal | undefined) {
+  const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  const opts = {
+    sourceKey: p.sourceKey,
+    sourceName: p.location,
+    window: p.window,
+    defaultTimezone: p.defaultTimezone,
+    status: p.status,
+    categoriesAs: p.categoriesAs,
+    ...(p.maxOccurrencesPerFile !== undefined ? { maxOccurrencesPerFile: p.maxOccurrencesPerFile } : {}),
+  };
+  try {
+    return await normalizeIcsIsolated(bytes, opts, p.parseLimits, signal);
+  } catch (err) {
+    if (err instanceof IcsError) throw new RunFailedError(err.code, err.message, { cause: err });
+    if (signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled', { cause: err });
+    throw err;
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { decodeIcs } from '../../src/sources/ics/index.ts';
 import { unfoldLines } from '../../src/sources/ics/lines.ts';
 import { parseContentLine } from '../../src/sources/ics/contentline.ts';
 import { ics, run } from './helpers.ts';
+import { IcsNotCalendarError } from '../../src/sources/ics/errors.ts';
 
 const SAMPLE = 'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1\r\nSUMMARY:Grüße – Café ☕ 🐎\r\nDTSTART:20240101T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n';
 
@@ -140,10 +141,27 @@ describe('damaged files', () => {
     expect(r.summary.warnings.filter((w) => /no END:VEVENT/.test(w))).toHaveLength(2);
   });
 
-  it('never throws on garbage', () => {
-    for (const junk of ['', 'hello', 'BEGIN:VEVENT', 'END:VEVENT\nEND:VCALENDAR', '\u0000\u0001\u0002', 'BEGIN:VCALENDAR\nBEGIN:VEVENT\nDTSTART:x\n']) {
+  it('garbage with a calendar shape is parsed; anything else is refused as not a calendar, never a crash', () => {
+    for (const junk of ['BEGIN:VEVENT', 'BEGIN:VCALENDAR\nBEGIN:VEVENT\nDTSTART:x\n', 'BEGIN:VCALENDAR\nEND:VCALENDAR']) {
       expect(() => run(junk)).not.toThrow();
     }
-    expect(() => run(new Uint8Array([0xff, 0xfe, 0x00]))).not.toThrow();
+    const refused: Array<[string | Uint8Array, string]> = [
+      ['', 'empty'],
+      ['hello', 'no-vcalendar'],
+      ['END:VEVENT\nEND:VCALENDAR', 'no-vcalendar'],
+      ['\u0000\u0001\u0002', 'binary'],
+      [new Uint8Array([0xff, 0xfe, 0x00]), 'binary'],
+    ];
+    for (const [junk, kind] of refused) {
+      let err: unknown;
+      try {
+        run(junk);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, JSON.stringify(junk)).toBeInstanceOf(IcsNotCalendarError);
+      expect((err as IcsNotCalendarError).code).toBe('ics-not-a-calendar');
+      expect((err as IcsNotCalendarError).looksLike, JSON.stringify(junk)).toBe(kind);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { corpusBytes, corpusEvents, corpusTree, endUtc, runCorpus, startUtc } from './helpers.ts';
 import type { EventDraft } from '../../src/model/draft.ts';
+import { NO_TITLE } from '../../src/sources/ics/normalize.ts';
 import { plainToHtml } from '../../src/sources/ics/text.ts';
 
 /**
@@ -307,5 +308,24 @@ describe('EXPECTATIONS.md (ICS)', () => {
     expect(etar.map((d) => [d.title, d.timezone, startUtc(d), endUtc(d)])).toEqual([
       ['event with alarms android', 'Europe/London', '2024-10-05T12:00:00Z', '2024-10-05T13:00:00Z'],
     ]);
+  });
+
+  it('regression: the three corpus files with a VEVENT without SUMMARY failed it ("no SUMMARY"); now imported as "(No title)" with a warning', () => {
+    const cases: Array<[string, number, string[]]> = [
+      ['exchange2010-blank-tzid-attach-cid.ics', 1, ['VEVENT #1 at line 18 (UID t21ocubdt9jagerldbkak7uhcg@google.com)']],
+      ['outlook-brasilia-non-ascii-tzid-crlf-no-uid.ics', 1, ['VEVENT #1 at line 19']],
+      [
+        'google-2006-australian-holidays-tzid-on-date-duration.ics',
+        2,
+        ['VEVENT #27 at line 465 (UID ou0bm7s8e08qepmh6dkm3na4t0@google.com)', 'VEVENT #46 at line 792 (UID l1th84lgaos3tabvcec3prkgn8@google.com)'],
+      ],
+    ];
+    for (const [file, untitled, named] of cases) {
+      const { drafts, failures, summary } = runCorpus(file);
+      expect(failures, file).toEqual([]);
+      expect(summary.accounting.failed, file).toBe(0);
+      expect(drafts.filter((d) => d.title === NO_TITLE), file).toHaveLength(untitled);
+      expect(summary.warnings.filter((w) => /no SUMMARY/.test(w)), file).toEqual(named.map((n) => `${n}: no SUMMARY; imported as "${NO_TITLE}"`));
+    }
   });
 });

@@ -3,6 +3,7 @@ import { slugFor } from '../../src/model/identity.ts';
 import { organizerFromProp } from '../../src/sources/ics/organizer.ts';
 import { parseContentLine } from '../../src/sources/ics/contentline.ts';
 import { venueFromLocation } from '../../src/sources/ics/venue.ts';
+import { NO_TITLE } from '../../src/sources/ics/normalize.ts';
 import { ics, run, runCorpus } from './helpers.ts';
 
 const base = 'UID:evt-1\nSUMMARY:Concert\nDTSTART;TZID=Europe/Berlin:20240601T200000\nDTEND;TZID=Europe/Berlin:20240601T220000';
@@ -56,16 +57,31 @@ describe('identity', () => {
 });
 
 describe('failures', () => {
-  it('no SUMMARY, no DTSTART and invalid DTSTART are named failures, one per VEVENT', () => {
-    const r = run(ics('UID:a\nDTSTART:20240101T100000Z\nRRULE:FREQ=DAILY;COUNT=5', 'UID:b\nSUMMARY:B', 'SUMMARY:C\nDTSTART:20241301T100000'));
-    expect(r.drafts).toHaveLength(0);
+  it('no DTSTART and invalid DTSTART are named failures, one per VEVENT', () => {
+    const r = run(ics('UID:a\nSUMMARY:A\nDTSTART:20240101T100000Z\nRRULE:FREQ=DAILY;COUNT=5', 'UID:b\nSUMMARY:B', 'SUMMARY:C\nDTSTART:20241301T100000'));
+    expect(r.drafts).toHaveLength(5);
     expect(r.failures.map((f) => f.reason)).toEqual([
-      'VEVENT #1 at line 4 (UID a): no SUMMARY',
-      'VEVENT #2 at line 9 (UID b): no DTSTART',
-      'VEVENT #3 at line 13: invalid DTSTART "20241301T100000" at line 15',
+      'VEVENT #2 at line 10 (UID b): no DTSTART',
+      'VEVENT #3 at line 14: invalid DTSTART "20241301T100000" at line 16',
     ]);
-    expect(r.failures.map((f) => f.origin.line)).toEqual([4, 9, 13]);
-    expect(r.summary.failures).toBe(3);
+    expect(r.failures.map((f) => f.origin.line)).toEqual([10, 14]);
+    expect(r.summary.failures).toBe(2);
+  });
+
+  it('regression: a VEVENT without SUMMARY was failed ("no SUMMARY"); RFC 5545 makes it optional', () => {
+    const r = run(ics('UID:a\nDTSTART:20240101T100000Z\nRRULE:FREQ=DAILY;COUNT=5', 'UID:b\nSUMMARY:  \nDTSTART:20240201T100000Z'));
+    expect(r.failures).toEqual([]);
+    expect(r.drafts).toHaveLength(6);
+    expect(new Set(r.drafts.map((d) => d.title))).toEqual(new Set([NO_TITLE]));
+    // One warning per VEVENT (not per occurrence), naming it by position, line and UID.
+    expect(r.summary.warnings.filter((w) => /no SUMMARY/.test(w))).toEqual([
+      `VEVENT #1 at line 4 (UID a): no SUMMARY; imported as "${NO_TITLE}"`,
+      `VEVENT #2 at line 9 (UID b): no SUMMARY; imported as "${NO_TITLE}"`,
+    ]);
+    // An override without SUMMARY still inherits its master's.
+    const ov = run(ics('UID:s\nSUMMARY:Master\nDTSTART:20240101T100000Z\nRRULE:FREQ=DAILY;COUNT=2', 'UID:s\nRECURRENCE-ID:20240102T100000Z\nDTSTART:20240102T120000Z'));
+    expect(ov.drafts.map((d) => d.title)).toEqual(['Master', 'Master']);
+    expect(ov.summary.warnings.join('\n')).not.toMatch(/no SUMMARY/);
   });
   it('the corpus file without DTSTART fails each of its 5 VEVENTs by name', () => {
     const r = runCorpus('categories-variants-no-dtstart.ics');

@@ -130,6 +130,14 @@ describe('every corpus ICS file through the whole pipeline into a sandbox site',
     expect(xEvents(f).every((e) => e.all_day === true && e.start_date.endsWith('00:00:00') && e.end_date.slice(0, 10) === e.start_date.slice(0, 10))).toBe(true);
   });
 
+  it('regression: a VEVENT without SUMMARY was failed ("no SUMMARY"); it reaches the site as "(No title)" and the report warns', async () => {
+    const f = 'exchange2010-blank-tzid-attach-cid.ics';
+    const report = await at(f, ['2015-08-01', '2015-09-30']);
+    expect(report.counts.events).toMatchObject({ created: 1, failed: 0 });
+    expect(xEvents(f).map((e) => e.title)).toEqual(['(No title)']);
+    expect(report.warnings.join('\n')).toMatch(/VEVENT #1 at line 18 \(UID t21ocubdt9jagerldbkak7uhcg@google.com\): no SUMMARY/);
+  });
+
   it('imported at least most of the corpus (and every run that failed said why)', () => {
     const failedRuns = [...reports.values()].filter((r) => r instanceof Error);
     expect(reports.size).toBe(FILES.length);

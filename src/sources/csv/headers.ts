@@ -153,7 +153,30 @@ export interface ColumnPlan {
   /** Display name per column: the header, or `column N` when empty, duplicated or absent. */
   labels: string[];
   mapping: Record<string, string>;
+  /** Labels of unused columns: the first MAX_LISTED_COLUMNS, then one `… and K more` entry. */
   unmapped: string[];
+}
+
+/**
+ * Column lists go into warnings and refusal messages; the file decides how many columns there are
+ * (a 1 M-column header once printed an 8.8 MB warning line), so lists are cut.
+ */
+export const MAX_LISTED_COLUMNS = 50;
+const MAX_LABEL_CHARS = 80;
+
+function shortLabel(l: string): string {
+  return l.length > MAX_LABEL_CHARS ? `${l.slice(0, MAX_LABEL_CHARS)}…` : l;
+}
+
+/** The first `max` labels (each cut to 80 chars), then `… and K more`. */
+export function capLabels(labels: string[], max = MAX_LISTED_COLUMNS): string[] {
+  const shown = labels.slice(0, max).map(shortLabel);
+  return labels.length > max ? [...shown, `… and ${labels.length - max} more`] : shown;
+}
+
+/** Labels for a message: `a, b, c, … and K more`. */
+export function listColumns(labels: string[], max = MAX_LISTED_COLUMNS): string {
+  return capLabels(labels, max).join(', ');
 }
 
 export type MappingProblem = { key: string; problem: 'unknown-field' | 'no-column'; target?: string };
@@ -238,7 +261,7 @@ export function planColumns(
     if (f) mapping[labels[i]!] = f;
     else if (!(explicit.has(i) && userMappingIgnores(kind, userMapping, i, headers, width))) unmapped.push(labels[i]!);
   }
-  return { plan: { fields, labels, mapping, unmapped }, problems };
+  return { plan: { fields, labels, mapping, unmapped: capLabels(unmapped) }, problems };
 }
 
 function userMappingIgnores(

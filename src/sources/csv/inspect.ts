@@ -1,7 +1,7 @@
 import { UnknownEncoding } from './decode.ts';
 import { ORDER_FORMAT, numericDateParts, parseDateFormat, parseDateTime, type DateOrder } from './dates.ts';
 import { CsvRefusedError } from './errors.ts';
-import { FIELDS, REQUIRED, headerHits, planColumns, resolveColumn } from './headers.ts';
+import { FIELDS, REQUIRED, headerHits, listColumns, planColumns, resolveColumn } from './headers.ts';
 import { isBlank, openRecords, type RawRecord, type RecordStream } from './parse.ts';
 import { parseStatus } from './row.ts';
 import type { CsvInspection, CsvOptions } from './types.ts';
@@ -151,14 +151,14 @@ export async function inspectCsv(open: () => NodeJS.ReadableStream, opts: CsvOpt
       if (p.problem === 'unknown-field') {
         throw new CsvRefusedError(file, `mapping: '${p.target}' is not a field for ${opts.kind}`, `known fields: ${FIELDS[opts.kind].join(', ')}, ignore`);
       }
-      throw new CsvRefusedError(file, `mapping: no column '${p.key}' in this file`, `columns: ${plan.labels.join(', ')}`);
+      throw new CsvRefusedError(file, `mapping: no column '${p.key}' in this file`, `columns: ${listColumns(plan.labels)}`);
     }
     const missing = REQUIRED[opts.kind].filter((f) => !plan.fields.includes(f));
     if (missing.length) {
-      throw new CsvRefusedError(file, `no column maps to ${missing.join(' or ')} (columns: ${plan.labels.join(', ')})`, MAP_HINT);
+      throw new CsvRefusedError(file, `no column maps to ${missing.join(' or ')} (columns: ${listColumns(plan.labels)})`, MAP_HINT);
     }
     if (opts.key !== undefined && resolveColumn(opts.key, headers, width) === undefined) {
-      throw new CsvRefusedError(file, `key column '${opts.key}' is not in this file`, `columns: ${plan.labels.join(', ')}`);
+      throw new CsvRefusedError(file, `key column '${opts.key}' is not in this file`, `columns: ${listColumns(plan.labels)}`);
     }
 
     // Stream the rest: count rows, collect date-order evidence.

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import { Transform, type Readable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
 import type { Deadline } from './deadline.ts';
 import { readCapped } from './decode.ts';
 import { BodyTooLarge, FetchError } from './errors.ts';
 import { tooLargeError } from './failures.ts';
-import type { ResolvedOptions } from './options.ts';
+import { DEFAULT_MAX_BYTES, type ResolvedOptions } from './options.ts';
 import type { FetchResult } from './result.ts';
 
 /**
@@ -40,6 +42,26 @@ export async function readFileSource(target: { path: string; url: string }, o: R
     if (err instanceof BodyTooLarge) throw tooLargeError(url, o.maxBytes, 'file');
     throw fileError(path, url, err);
   }
+}
+
+/**
+ * A local file as a stream, under the same byte cap as a download (the CSV reader streams a file twice
+ * and must not buffer it, so the cap is counted as bytes pass): past `maxBytes` the stream fails with
+ * FetchError `too-large`. Local CSV files were read with no cap at all while ICS files were capped.
+ */
+export function openFileCapped(path: string, maxBytes = DEFAULT_MAX_BYTES): Readable {
+  let seen = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      if (seen > maxBytes) done(tooLargeError(pathToFileURL(path).href, maxBytes, 'file'));
+      else done(null, chunk);
+    },
+  });
+  const file = fs.createReadStream(path);
+  file.on('error', (err) => counter.destroy(fileError(path, pathToFileURL(path).href, err)));
+  counter.on('close', () => file.destroy());
+  return file.pipe(counter);
 }
 
 function fileError(path: string, url: string, err: unknown): FetchError {

@@ -11,6 +11,7 @@ import { resolveOptions, type FetchOptions } from './options.ts';
 import type { FetchResult } from './result.ts';
 
 export { FetchError, type FetchErrorCode } from './errors.ts';
+export { openFileCapped } from './file.ts';
 export { isPublicAddress } from './guard.ts';
 export { mapWebcal, resolveLocation } from './location.ts';
 export { DEFAULT_MAX_BYTES, DEFAULT_USER_AGENT, type FetchOptions } from './options.ts';

@@ -190,6 +190,8 @@ export interface SeriesResult {
   truncated: boolean;
   /** The work budget ran out before the window was covered. */
   exhausted: boolean;
+  /** Instances placed in time (kept or not): what this series cost, for the per-file cap. */
+  produced: number;
 }
 
 function untilLocalOf(r: RRule, f: Frame, ctx: TimeContext): number | undefined {
@@ -228,7 +230,9 @@ export function expandSeries(inp: SeriesInput): SeriesResult {
   const limit = inp.cap + excluded.size + excludedDays.size + 1;
   let inWin = 0;
   let truncated = false;
+  let produced = 0;
   const add = (o: Occ): boolean => {
+    produced++;
     if (byKey.has(o.key)) return true;
     byKey.set(o.key, o);
     if (inWindow(o, inp.window.from - inp.reach, inp.window.to + inp.reach) && ++inWin > limit) {
@@ -263,5 +267,5 @@ export function expandSeries(inp: SeriesInput): SeriesResult {
   const kept = occs.filter((o) => inWindow(o, inp.window.from - inp.reach, inp.window.to + inp.reach));
   if (kept.length > inp.cap) truncated = true;
   occs = kept.slice(0, inp.cap);
-  return { occs, truncated, exhausted: !!budget.exhausted };
+  return { occs, truncated, exhausted: !!budget.exhausted, produced };
 }

@@ -17,9 +17,13 @@ export interface UnfoldResult {
   lines: LogicalLine[];
   /** Continuation lines that had no leading whitespace and were joined anyway. */
   brokenFolds: number;
-  /** Lines that were neither a property nor a continuation, with their line numbers. */
+  /** Lines that were neither a property nor a continuation, with their line numbers (the first few only). */
   stray: LogicalLine[];
+  /** How many such lines there were in all. */
+  strayCount: number;
 }
+
+const MAX_STRAY_KEPT = 5;
 
 // RFC 5545/5546/7986/9073 and vCalendar 1.0 property names; anything X- or all-uppercase is accepted too.
 const KNOWN = new Set(
@@ -72,17 +76,69 @@ function isQuotedPrintable(s: string): boolean {
   return /;ENCODING=QUOTED-PRINTABLE/i.test(head);
 }
 
+/**
+ * One logical line being assembled. Continuations are collected and joined once at the end: appending to
+ * a growing string and then testing it (`cur += p; cur.endsWith(...)`) flattens the rope on every fold,
+ * which made a value folded over 80k lines take 49 s.
+ */
+class Pending {
+  readonly parts: string[];
+  readonly line: number;
+  private qp: boolean | undefined;
+
+  constructor(first: string, line: number) {
+    this.parts = [first];
+    this.line = line;
+  }
+
+  add(s: string): void {
+    this.parts.push(s);
+  }
+
+  /** The property head (`NAME;PARAMS`) is decided once its `:` has been seen; until then it is re-checked. */
+  private quotedPrintable(): boolean {
+    if (this.qp !== undefined) return this.qp;
+    let head = '';
+    for (const part of this.parts) {
+      const colon = part.indexOf(':');
+      if (colon >= 0) {
+        this.qp = isQuotedPrintable(head + part.slice(0, colon));
+        return this.qp;
+      }
+      head += part;
+      if (head.length > 4096) return (this.qp = isQuotedPrintable(head));
+    }
+    return isQuotedPrintable(head);
+  }
+
+  /** A QUOTED-PRINTABLE soft break (`=` at the very end): drops the `=` and says so. */
+  takeSoftBreak(): boolean {
+    const last = this.parts[this.parts.length - 1];
+    if (!last.endsWith('=') || !this.quotedPrintable()) return false;
+    this.parts[this.parts.length - 1] = last.slice(0, -1);
+    return true;
+  }
+
+  startsWithBeginOrEnd(): boolean {
+    return /^(BEGIN|END):/i.test(this.parts[0]);
+  }
+
+  text(): string {
+    return this.parts.length === 1 ? this.parts[0] : this.parts.join('');
+  }
+}
+
 export function unfoldLines(text: string): UnfoldResult {
   const physical = text.split(/\r\n|\n|\r/);
   const lines: LogicalLine[] = [];
   const stray: LogicalLine[] = [];
+  let strayCount = 0;
   let brokenFolds = 0;
-  let cur: string | undefined;
-  let curLine = 0;
+  let cur: Pending | undefined;
   let pendingSoftBreak = false;
 
   const flush = (): void => {
-    if (cur !== undefined) lines.push({ text: cur, line: curLine });
+    if (cur !== undefined) lines.push({ text: cur.text(), line: cur.line });
     cur = undefined;
   };
 
@@ -94,12 +150,8 @@ export function unfoldLines(text: string): UnfoldResult {
     if (pendingSoftBreak && cur !== undefined) {
       // QUOTED-PRINTABLE soft break: the next physical line continues the value verbatim (an indented
       // one is also an RFC fold, so its first whitespace character goes).
-      pendingSoftBreak = false;
-      cur += p.length > 0 && (p[0] === ' ' || p[0] === '\t') ? p.slice(1) : p;
-      if (cur.endsWith('=') && isQuotedPrintable(cur)) {
-        cur = cur.slice(0, -1);
-        pendingSoftBreak = true;
-      }
+      cur.add(p.length > 0 && (p[0] === ' ' || p[0] === '\t') ? p.slice(1) : p);
+      pendingSoftBreak = cur.takeSoftBreak();
       continue;
     }
     if (p.length === 0) {
@@ -108,24 +160,24 @@ export function unfoldLines(text: string): UnfoldResult {
     }
     const c = p[0];
     if ((c === ' ' || c === '\t') && cur !== undefined) {
-      cur += p.slice(1);
+      cur.add(p.slice(1));
     } else if (startsProperty(p) || (cur === undefined && startsProperty(p.trimStart())) || bareName(p, physical[i + 1])) {
       flush();
-      cur = p.trimStart();
-      curLine = lineNo;
-    } else if (cur !== undefined && !/^(BEGIN|END):/i.test(cur)) {
+      cur = new Pending(p.trimStart(), lineNo);
+    } else if (cur !== undefined && !cur.startsWithBeginOrEnd()) {
       // A wrapped value whose continuation lost its indent.
-      cur += c === ' ' || c === '\t' ? p.trimStart() : p;
+      cur.add(c === ' ' || c === '\t' ? p.trimStart() : p);
       brokenFolds++;
     } else {
-      if (p.trim()) stray.push({ text: p, line: lineNo });
+      // Only the first few are shown; the rest are counted (a file of junk lines must not hold them all).
+      if (p.trim()) {
+        if (stray.length < MAX_STRAY_KEPT) stray.push({ text: p.slice(0, 200), line: lineNo });
+        strayCount++;
+      }
       continue;
     }
-    if (cur !== undefined && cur.endsWith('=') && isQuotedPrintable(cur)) {
-      cur = cur.slice(0, -1);
-      pendingSoftBreak = true;
-    }
+    if (cur !== undefined) pendingSoftBreak = cur.takeSoftBreak();
   }
   flush();
-  return { lines, brokenFolds, stray };
+  return { lines, brokenFolds, stray, strayCount };
 }

@@ -20,11 +20,14 @@ import {
   type Span,
   type TimeContext,
 } from './expand.ts';
+import { IcsLimitError, IcsNotCalendarError } from './errors.ts';
 import { parseIcsText, type Component } from './parse.ts';
 import type { Budget } from './rrule.ts';
+import { notCalendarKind } from './sniff.ts';
 import { looksLikeHtml, plainToHtml } from './text.ts';
 import { isUrlOnly, venueFromLocation } from './venue.ts';
 import { readVTimezone, type VTimezoneDef } from './vtimezone.ts';
+import { WarningList } from './warnings.ts';
 import { buildZoneContext } from './zones.ts';
 
 export interface IcsNormalizeOptions {
@@ -44,7 +47,22 @@ export interface IcsNormalizeOptions {
   maxOccurrencesPerSeries?: number;
   /** Recurrence work units for the whole file (periods/days examined); protects against runaway rules. Default 50 million (about 10-20 s of work). */
   maxRecurrenceWork?: number;
+  /**
+   * Occurrences generated (and drafts produced, and VEVENTs read) per file; more fails the whole file
+   * with IcsLimitError (`ics-too-many-occurrences`). Counts what expansion produces, in and around the
+   * window, so thousands of series each under the per-series cap cannot add up to gigabytes.
+   * Default DEFAULT_MAX_OCCURRENCES_PER_FILE.
+   */
+  maxOccurrencesPerFile?: number;
 }
+
+/**
+ * 250k: the 20 MB feed bench/import-ics parses (59k VEVENTs, 5% weekly series, a 13-month window)
+ * produces 120k occurrences, and one corpus file 70k; 2,000 MINUTELY series produce millions.
+ */
+export const DEFAULT_MAX_OCCURRENCES_PER_FILE = 250_000;
+/** What a VEVENT without SUMMARY is called (RFC 5545 makes SUMMARY optional; calendar apps show this). */
+export const NO_TITLE = '(No title)';
 
 export interface IcsSummary {
   /** VEVENT components read. */
@@ -79,7 +97,6 @@ export interface IcsNormalizeResult {
 
 type Outcome = 'drafted' | 'failed' | 'outsideWindow' | 'superseded';
 const DAY = 86_400;
-const MAX_WARNINGS = 200;
 /** Work units one series may use (a daily rule over a century is ~40k). */
 const PER_SERIES_WORK = 1_000_000;
 
@@ -111,10 +128,14 @@ function collect(roots: Component[]): Calendar {
  * Bytes -> calendar properties and read VEVENTs. A function of its own so the decoded text and the
  * component tree become garbage before expansion starts (they are most of the memory of a big feed).
  */
-function readFile(bytes: Uint8Array): { encoding: string; cal: Omit<Calendar, 'vevents'>; raws: RawEvent[]; parseWarnings: string[] } {
+function readFile(bytes: Uint8Array, source: string, maxVevents: number): { encoding: string; cal: Omit<Calendar, 'vevents'>; raws: RawEvent[]; parseWarnings: WarningList } {
+  if (bytes.byteLength === 0) throw new IcsNotCalendarError(source, 'empty');
   const { text, encoding } = decodeIcs(bytes);
   const parsed = parseIcsText(text);
+  const notCalendar = notCalendarKind(text, parsed.roots);
+  if (notCalendar) throw new IcsNotCalendarError(source, notCalendar);
   const { vevents, ...cal } = collect(parsed.roots);
+  if (vevents.length > maxVevents) throw new IcsLimitError(source, 'VEVENTs', maxVevents);
   return { encoding, cal, raws: vevents.map((c, i) => readEvent(c, i + 1)), parseWarnings: parsed.warnings };
 }
 
@@ -199,14 +220,17 @@ function wallFields(o: Occ, f: Frame): { timezone: string; all_day: boolean; sta
  * stands in: `nouid|<summary>|<start as written>|<location>`.
  */
 export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsNormalizeResult {
-  const { encoding, cal, raws, parseWarnings } = readFile(bytes);
-  const warnings: string[] = [];
-  let droppedWarnings = 0;
-  const warn = (w: string): void => {
-    if (warnings.length < MAX_WARNINGS) warnings.push(w);
-    else droppedWarnings++;
+  const maxOccurrences = opts.maxOccurrencesPerFile ?? DEFAULT_MAX_OCCURRENCES_PER_FILE;
+  const { encoding, cal, raws, parseWarnings } = readFile(bytes, opts.sourceName, maxOccurrences);
+  const warnings = new WarningList();
+  const warn = (w: string): void => warnings.add(w);
+  warnings.addAll(parseWarnings);
+  // Everything expansion produced so far (kept or not): the file's output budget.
+  let produced = 0;
+  const produce = (n: number): void => {
+    produced += n;
+    if (produced > maxOccurrences) throw new IcsLimitError(opts.sourceName, 'occurrences', maxOccurrences);
   };
-  parseWarnings.forEach(warn);
 
   const outcome: Outcome[] = raws.map(() => 'outsideWindow');
   const items: Normalized<EventDraft>[] = [];
@@ -285,7 +309,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
     cancelled: boolean;
     sourceModified?: string;
   }
-  const contents = new Map<RawEvent, Content | { error: string }>();
+  const contents = new Map<RawEvent, Content>();
   // Feeds repeat a handful of places thousands of times: one venue object per distinct place.
   const venues = new Map<string, EventDraft['venue']>();
   const venueOf = (location: string | undefined, geo: RawEvent['geo'], apple: RawEvent['apple']): EventDraft['venue'] => {
@@ -293,29 +317,30 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
     if (!venues.has(k)) venues.set(k, cleanVenue(venueFromLocation(location, geo, apple)));
     return venues.get(k);
   };
-  const contentOf = (e: RawEvent, base: RawEvent | undefined): Content | { error: string } => {
+  const contentOf = (e: RawEvent, base: RawEvent | undefined): Content => {
     let c = contents.get(e);
     if (c) return c;
-    const title = cleanTitle(e.summary) ?? cleanTitle(base?.summary);
-    if (!title) c = { error: 'no SUMMARY' };
-    else {
-      const pick = <K extends keyof RawEvent>(k: K): RawEvent[K] | undefined => e[k] ?? base?.[k];
-      const location = pick('location')?.trim() ? pick('location') : undefined;
-      let website = absoluteUrl(pick('url')?.trim(), source);
-      if (!website && location && isUrlOnly(location)) website = absoluteUrl(location.trim(), source);
-      const lm = pick('lastModified');
-      c = {
-        title,
-        description: descriptionHtml(e.description !== undefined || e.htmlDescription !== undefined || !base ? e : base),
-        image: pick('image'),
-        website,
-        venue: venueOf(location, pick('geo'), pick('apple')),
-        organizers: pick('organizer') ? [cleanOrganizer(pick('organizer'))].filter((o) => o !== undefined) : [],
-        categories: terms((e.categories.length ? e.categories : (base?.categories ?? [])).map(plainText)),
-        cancelled: e.status === 'CANCELLED' || (e.status === undefined && base?.status === 'CANCELLED'),
-        sourceModified: lm !== undefined ? formatUtcIso(lm) : undefined,
-      };
+    let title = cleanTitle(e.summary) ?? cleanTitle(base?.summary);
+    if (!title) {
+      title = NO_TITLE;
+      warn(`${label(e)}: no SUMMARY; imported as "${NO_TITLE}"`);
     }
+    const pick = <K extends keyof RawEvent>(k: K): RawEvent[K] | undefined => e[k] ?? base?.[k];
+    const location = pick('location')?.trim() ? pick('location') : undefined;
+    let website = absoluteUrl(pick('url')?.trim(), source);
+    if (!website && location && isUrlOnly(location)) website = absoluteUrl(location.trim(), source);
+    const lm = pick('lastModified');
+    c = {
+      title,
+      description: descriptionHtml(e.description !== undefined || e.htmlDescription !== undefined || !base ? e : base),
+      image: pick('image'),
+      website,
+      venue: venueOf(location, pick('geo'), pick('apple')),
+      organizers: pick('organizer') ? [cleanOrganizer(pick('organizer'))].filter((o) => o !== undefined) : [],
+      categories: terms((e.categories.length ? e.categories : (base?.categories ?? [])).map(plainText)),
+      cancelled: e.status === 'CANCELLED' || (e.status === undefined && base?.status === 'CANCELLED'),
+      sourceModified: lm !== undefined ? formatUtcIso(lm) : undefined,
+    };
     contents.set(e, c);
     return c;
   };
@@ -323,10 +348,6 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
   const validated = new Set<RawEvent>();
   const emit = (e: RawEvent, base: RawEvent | undefined, o: Occ, f: Frame, identity: string, occurrence: string | undefined): boolean => {
     const c = contentOf(e, base);
-    if ('error' in c) {
-      if (outcome[e.index - 1] !== 'failed') fail(e, c.error);
-      return false;
-    }
     const asTags = opts.categoriesAs === 'tags';
     const w = wallFields(o, f);
     const draft: EventDraft = {
@@ -384,6 +405,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
       return [];
     }
     budget.remaining -= granted - Math.max(0, seriesBudget.remaining);
+    produce(res.produced);
     if (res.truncated) warn(`UID ${uid}: more than ${cap} occurrences in the window; only the first ${cap} kept`);
     if (res.exhausted) {
       const msg = `recurrence expansion stopped at the work limit (runaway RRULE ${e.rrules.map((r) => r.freq).join(',')}); ${res.occs.length} occurrence(s) kept`;
@@ -416,8 +438,8 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
     masters.forEach((m, i) => {
       const uid = i === 0 ? g.uid : `${g.uid}#${i + 1}`;
       if (!m.dtstart) return fail(m, m.dtstartProblem ?? 'no DTSTART');
-      const c = contentOf(m, undefined);
-      if ('error' in c) return fail(m, c.error);
+      // Content first, so a missing SUMMARY is warned about in file order.
+      contentOf(m, undefined);
       const f = frameOf(m.dtstart, ctx);
       const s = spanOf(m.dtstart, m.dtend, m.duration, f, ctx);
       if (s && 'error' in s) return fail(m, s.error);
@@ -460,11 +482,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
     // the master's (partial overrides), properties missing in it inherited from the master.
     for (const ov of overrides) {
       const e = ov.e;
-      const c = contentOf(e, master?.e);
-      if ('error' in c) {
-        fail(e, c.error);
-        continue;
-      }
+      contentOf(e, master?.e);
       const startT = e.dtstart ?? e.recurrenceId!;
       const f = frameOf(startT, ctx);
       const s = spanOf(startT, e.dtend, e.duration, f, ctx);
@@ -486,6 +504,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
         continue;
       }
       const o = place(frameLocal(startT, f, ctx), span, f);
+      produce(1);
       if (!inWindow(o, from, to)) continue;
       out.push({ sort: o.utc, run: () => void emit(e, master?.e, o, f, identityFor(uid, ov.key), recurring ? ov.key : undefined) });
     }
@@ -545,7 +564,6 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
     }
   }
 
-  if (droppedWarnings) warnings.push(`${droppedWarnings} more warning(s) not shown`);
   const acc = { drafted: 0, failed: 0, outsideWindow: 0, superseded: 0 };
   for (const o of outcome) acc[o]++;
   const drafts = items.filter((i) => i.ok).length;
@@ -563,7 +581,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
       uids,
       encoding,
       accounting: acc,
-      warnings,
+      warnings: warnings.list(),
     },
   };
 }

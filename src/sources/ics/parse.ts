@@ -1,5 +1,6 @@
 import { parseContentLine, type Prop } from './contentline.ts';
 import { unfoldLines } from './lines.ts';
+import { WarningList } from './warnings.ts';
 
 /**
  * Text -> component tree. Tolerant by design: a bare VEVENT without VCALENDAR is a root of its own;
@@ -23,17 +24,21 @@ export interface Component {
 
 export interface ParsedIcs {
   roots: Component[];
-  /** Human-readable notes about recovered damage (line numbers included). */
-  warnings: string[];
+  /** Human-readable notes about recovered damage (line numbers included); capped (warnings.ts). */
+  warnings: WarningList;
   brokenFolds: number;
 }
 
 /** Components that only ever sit directly inside a VCALENDAR. */
 const CALENDAR_LEVEL = new Set(['VEVENT', 'VTODO', 'VJOURNAL', 'VFREEBUSY', 'VTIMEZONE', 'VAVAILABILITY']);
+/** Real calendars nest 3-4 deep (VCALENDAR > VEVENT > VALARM); deeper BEGINs are junk and ignored. */
+const MAX_DEPTH = 16;
 
 export function parseIcsText(text: string): ParsedIcs {
-  const { lines, brokenFolds, stray } = unfoldLines(text);
-  const warnings: string[] = [];
+  const { lines, brokenFolds, stray, strayCount } = unfoldLines(text);
+  const warnings = new WarningList();
+  let tooDeep = 0;
+  let firstTooDeep = 0;
   const roots: Component[] = [];
   const stack: Component[] = [];
   let outside = 0;
@@ -41,7 +46,7 @@ export function parseIcsText(text: string): ParsedIcs {
 
   const closeUnterminated = (c: Component, why: string): void => {
     c.unterminated = true;
-    warnings.push(`${c.name} at line ${c.line} has no END:${c.name} (${why})`);
+    warnings.add(`${c.name} at line ${c.line} has no END:${c.name} (${why})`);
   };
 
   for (const l of lines) {
@@ -57,6 +62,11 @@ export function parseIcsText(text: string): ParsedIcs {
           closeUnterminated(stack.pop()!, `${name} begins at line ${l.line}`);
         }
       }
+      if (stack.length >= MAX_DEPTH) {
+        if (!tooDeep) firstTooDeep = l.line;
+        tooDeep++;
+        continue;
+      }
       const comp: Component = { name, props: [], children: [], line: l.line };
       if (stack.length) stack[stack.length - 1].children.push(comp);
       else roots.push(comp);
@@ -68,7 +78,7 @@ export function parseIcsText(text: string): ParsedIcs {
       let k = stack.length - 1;
       while (k >= 0 && stack[k].name !== name) k--;
       if (k < 0) {
-        warnings.push(`line ${l.line}: END:${name} without a matching BEGIN, ignored`);
+        warnings.add(`line ${l.line}: END:${name} without a matching BEGIN, ignored`);
         continue;
       }
       while (stack.length - 1 > k) closeUnterminated(stack.pop()!, `END:${name} at line ${l.line}`);
@@ -83,10 +93,11 @@ export function parseIcsText(text: string): ParsedIcs {
     stack[stack.length - 1].props.push(prop);
   }
   while (stack.length) closeUnterminated(stack.pop()!, 'file ends first');
-  if (outside) warnings.push(`${outside} line(s) outside any component ignored (first at line ${firstOutside})`);
-  for (const s of stray.slice(0, 5)) warnings.push(`line ${s.line}: not a content line, ignored: ${JSON.stringify(s.text.slice(0, 60))}`);
-  if (stray.length > 5) warnings.push(`${stray.length - 5} more stray line(s) ignored`);
-  if (brokenFolds) warnings.push(`${brokenFolds} continuation line(s) without leading whitespace joined to the previous property`);
+  if (tooDeep) warnings.add(`${tooDeep} BEGIN line(s) nested more than ${MAX_DEPTH} deep ignored (first at line ${firstTooDeep})`);
+  if (outside) warnings.add(`${outside} line(s) outside any component ignored (first at line ${firstOutside})`);
+  for (const s of stray) warnings.add(`line ${s.line}: not a content line, ignored: ${JSON.stringify(s.text.slice(0, 60))}`);
+  if (strayCount > stray.length) warnings.add(`${strayCount - stray.length} more stray line(s) ignored`);
+  if (brokenFolds) warnings.add(`${brokenFolds} continuation line(s) without leading whitespace joined to the previous property`);
   return { roots, warnings, brokenFolds };
 }
 

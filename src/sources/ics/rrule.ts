@@ -19,6 +19,8 @@ export type Freq = 'YEARLY' | 'MONTHLY' | 'WEEKLY' | 'DAILY' | 'HOURLY' | 'MINUT
 const RANK: Record<Freq, number> = { SECONDLY: 0, MINUTELY: 1, HOURLY: 2, DAILY: 3, WEEKLY: 4, MONTHLY: 5, YEARLY: 6 };
 const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
 const DAY = 86_400;
+/** Candidate instances one period (a year, month, week or day) may expand to before BYSETPOS. */
+const MAX_PERIOD_CANDIDATES = 100_000;
 
 export interface ByDay {
   /** 0 = every such weekday in the period; +n / -n = the n-th from the start / end. */
@@ -360,6 +362,13 @@ export function* expandRule(rule: RRule, o: ExpandOptions): Generator<number> {
         budget.remaining -= b - a;
         for (let day = a; day <= b; day++) {
           if (!dayMatches(day, f)) continue;
+          // Candidates are work too (every BYxxx list at once makes 31 million per year): counted, and a
+          // period may not hold more than MAX_PERIOD_CANDIDATES of them.
+          budget.remaining -= times.length;
+          if (budget.remaining < 0 || cands.length + times.length > MAX_PERIOD_CANDIDATES) {
+            budget.exhausted = true;
+            return;
+          }
           for (const t of times) cands.push(day * DAY + t);
         }
       }
