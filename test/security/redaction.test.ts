@@ -48,7 +48,7 @@ describe('secrets in feed URLs are redacted wherever a URL is shown or stored (i
       dataDir: mkdtempSync(path.join(tmpdir(), 'calsync-redact-')),
       sites: [{ name: 'sb', restRoot: 'http://127.0.0.1:1/wp-json' }],
       // Port 1: nothing listens, so the fetch fails with a message naming the URL.
-      sources: [{ name: 'private-feed', kind: 'ics', site: 'sb', url: `http://127.0.0.1:1/feed.ics?token=${TOKEN}`, allow: ['127.0.0.1'] }],
+      sources: [{ name: 'private-feed', kind: 'ics', site: 'sb', url: `http://127.0.0.1:1/feed.ics?token=${TOKEN}`, allow: ['127.0.0.1:1'] }],
     });
     let logs = '';
     const log = pino({ level: 'trace' }, new Writable({ write(chunk, _e, cb) { logs += chunk; cb(); } }));
