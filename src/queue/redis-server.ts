@@ -198,7 +198,9 @@ async function spawnEmbedded(dir: string, binary?: string): Promise<EmbeddedStat
 }
 
 async function releaseIfLast(url: string, dataDir: string): Promise<void> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  // No reconnects: after SHUTDOWN the server is meant to be gone.
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: () => null });
+  redis.on('error', () => undefined);
   try {
     await redis.connect();
     const clients = String(await redis.call('CLIENT', 'LIST', 'TYPE', 'normal')).trim().split('\n').filter(Boolean);
