@@ -46,7 +46,7 @@ export async function runImportIcsBench(opts: { events?: number } = {}): Promise
     const site = resolveSite(sandbox.url, undefined, { env: { CALSYNC_USER: USER, CALSYNC_PASSWORD: PASSWORD } });
     const params: IcsImportParams = {
       location: feed.url, site, sourceKey: 'bench', lang: 'en', window, retire: 'keep', onEdit: 'overwrite', defaultTimezone: 'UTC',
-      status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: ['127.0.0.1'], refreshAfterMs: 0,
+      status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: [new URL(feed.url).host], refreshAfterMs: 0,
     };
     const parse = await timed(async () => normalizeIcs(new TextEncoder().encode(ics), { sourceKey: 'bench', sourceName: 'bench', window }));
     const occurrences = parse.value.summary.occurrences;

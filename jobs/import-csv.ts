@@ -8,8 +8,17 @@ import { sourceKeyFrom } from '../src/model/identity.ts';
 import { bullConnection } from '../src/queue/connection.ts';
 import { shortRowsWarning } from '../src/sources/csv/index.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
-import { chunks, csvOpener, inspect, processChunk, writeRejects, type ChunkResult, type CsvChunk, type CsvImportParams, type RejectRow } from '../src/runs/import-csv.ts';
+import { chunks, csvOpener, inspect, processChunk, type CsvChunk, type CsvImportParams, type RejectRow } from '../src/runs/import-csv.ts';
 import { RunReport, type ReportJson } from '../src/sync/report.ts';
+import { assembleRejects, capFailures, omittedWarning, spoolChunkRejects } from './csv-rejects.ts';
+import { ConfiguredSiteName, QueueLocation } from './payload.ts';
+
+/** A chunk job's return value (kept in Redis): its report with failures capped, and a count of rejected rows. */
+interface QueuedChunkResult {
+  report: ReportJson;
+  omitted: number;
+  rejects: number;
+}
 
 export const CsvImportOptions = z.object({
   location: z.string().min(1),
@@ -34,7 +43,10 @@ export const CsvImportOptions = z.object({
 });
 export type CsvImportOptions = z.infer<typeof CsvImportOptions>;
 
-export const ImportCsvPayload = z.union([z.strictObject({ source: z.string().min(1), dryRun: z.boolean().optional() }), CsvImportOptions]);
+/** Ad-hoc options as a queue may carry them (jobs/payload.ts): no allow list, no rejects path, a configured site. */
+export const QueuedCsvImport = CsvImportOptions.omit({ allow: true, rejects: true }).extend({ location: QueueLocation, site: ConfiguredSiteName }).strict();
+
+export const ImportCsvPayload = z.union([z.strictObject({ source: z.string().min(1), dryRun: z.boolean().optional() }), QueuedCsvImport]);
 export type ImportCsvPayload = z.infer<typeof ImportCsvPayload>;
 
 export function csvParams(o: CsvImportOptions, config?: CalsyncConfig, extra: Partial<CsvImportParams> = {}): CsvImportParams {
@@ -62,7 +74,8 @@ export function csvParams(o: CsvImportOptions, config?: CalsyncConfig, extra: Pa
 }
 
 export function resolveCsvPayload(payload: ImportCsvPayload, config: CalsyncConfig): CsvImportOptions & { configured: boolean } {
-  if ('location' in payload) return { ...payload, configured: false };
+  // Only config sources' allow lists exempt a feed from the SSRF guard.
+  if ('location' in payload) return { ...payload, allow: [], configured: false };
   const s = config.sources.find((x) => x.name === payload.source);
   if (!s || s.kind !== 'csv') throw new Error(`no CSV source named "${payload.source}" in the config`);
   return {
@@ -78,7 +91,8 @@ export function resolveCsvPayload(payload: ImportCsvPayload, config: CalsyncConf
 const chunkKey = (deps: JobDeps, runId: string, i: number) => `${deps.prefix}:csv:${runId}:chunk:${i}`;
 const CHUNK_TTL_S = 7 * 24 * 3600;
 
-const RunRef = z.object({ runId: z.string(), payload: ImportCsvPayload, chunks: z.number().int(), headers: z.array(z.string()), delimiter: z.string(), unmapped: z.array(z.string()), rows: z.number(), shortRows: z.number().int().optional() });
+const RunId = z.string().regex(/^[A-Za-z0-9_-]+$/, 'a run id (letters, digits, - and _)');
+const RunRef = z.strictObject({ runId: RunId, payload: ImportCsvPayload, chunks: z.number().int().min(0), headers: z.array(z.string()), delimiter: z.string(), unmapped: z.array(z.string()), rows: z.number(), shortRows: z.number().int().optional() });
 
 /**
  * `import-csv` plans a flow: it streams the file once, stores each chunk of parsed rows in Redis
@@ -95,7 +109,7 @@ export const importCsvJob = defineJob({
   async process(job, payload, deps) {
     const o = resolveCsvPayload(payload, deps.config);
     const params = csvParams(o, deps.config, { allowFiles: o.configured });
-    const runId = `csv-${String(job.id).replace(/:/g, '-')}`;
+    const runId = `csv-${String(job.id).replace(/[^A-Za-z0-9_-]/g, '-')}`;
     const open = await csvOpener(params);
     const inspection = await inspect(params, open);
     let n = 0;
@@ -132,15 +146,18 @@ export const importCsvChunkJob = defineJob({
   name: 'import-csv-chunk',
   part: 'piece',
   queue: 'import',
-  payload: z.object({ runId: z.string(), payload: ImportCsvPayload, chunk: z.number().int().min(0) }),
+  payload: z.strictObject({ runId: RunId, payload: ImportCsvPayload, chunk: z.number().int().min(0) }),
   historyName: (p) => `${'location' in p.payload ? (p.payload.source ?? sourceKeyFrom(p.payload.location)) : p.payload.source}`,
-  async process(job, p, deps, signal): Promise<ChunkResult> {
+  async process(job, p, deps, signal): Promise<QueuedChunkResult> {
     const o = resolveCsvPayload(p.payload, deps.config);
     const params = csvParams(o, deps.config, { allowFiles: o.configured });
     const raw = await deps.redis.get(chunkKey(deps, p.runId, p.chunk));
     if (!raw) throw new Error(`chunk ${p.chunk} of run ${p.runId} is no longer in Redis (expired or deleted); re-enqueue the import`);
     const chunk = JSON.parse(raw) as CsvChunk;
-    return processChunk(params, chunk, { redis: deps.redis, prefix: deps.prefix, log: deps.log.child({ jobId: job.id }), signal, runId: p.runId, limiterFor: deps.limiterFor });
+    const r = await processChunk(params, chunk, { redis: deps.redis, prefix: deps.prefix, log: deps.log.child({ jobId: job.id }), signal, runId: p.runId, limiterFor: deps.limiterFor });
+    // The raw rejected rows go to disk, not into this job's return value in Redis.
+    await spoolChunkRejects(deps.config.dataDir, p.runId, p.chunk, r.rejects);
+    return { ...capFailures(r.report), rejects: r.rejects.length };
   },
 });
 
@@ -157,30 +174,27 @@ export const importCsvFinishJob = defineJob({
     if (ref.unmapped.length) report.warn(`columns not mapped to any field (ignored): ${ref.unmapped.join(', ')}`);
     const short = shortRowsWarning(ref.shortRows);
     if (short) report.warn(short);
-    const rejects: RejectRow[] = [];
-    for (const value of Object.values(await job.getChildrenValues<ChunkResult>())) {
+    let omitted = 0;
+    for (const value of Object.values(await job.getChildrenValues<QueuedChunkResult>())) {
       report.merge(value.report);
-      rejects.push(...value.rejects);
+      omitted += value.omitted ?? 0;
     }
     // Chunks that failed every attempt: their rows are failed items, nothing silently lost.
-    const failedChildren = await job.getIgnoredChildrenFailures();
-    for (const [key, reason] of Object.entries(failedChildren)) {
+    const failedRows = new Map<number, RejectRow[]>();
+    for (const [key, reason] of Object.entries(await job.getIgnoredChildrenFailures())) {
       const i = Number(/-chunk-(\d+)$/.exec(key)?.[1]);
       const raw = Number.isInteger(i) ? await deps.redis.get(chunkKey(deps, ref.runId, i)) : null;
       const chunk = raw ? (JSON.parse(raw) as CsvChunk) : { index: i, items: [] };
-      for (const item of chunk.items) {
-        const why = `chunk ${i} failed: ${reason}`;
-        report.add({ kind: params.kind, outcome: 'failed', reason: why, origin: { source: path.basename(params.location), line: item.line } });
-        rejects.push({ line: item.line, raw: item.raw, reason: why });
-      }
+      const why = `chunk ${i} failed: ${reason}`;
+      for (const item of chunk.items) report.add({ kind: params.kind, outcome: 'failed', reason: why, origin: { source: path.basename(params.location), line: item.line } });
+      failedRows.set(i, chunk.items.map((item) => ({ line: item.line, raw: item.raw, reason: why })));
     }
-    let rejectsFile: string | undefined;
-    if (rejects.length) {
-      rejectsFile = params.rejectsPath ?? path.join(deps.config.dataDir, 'rejects', `${ref.runId}.csv`);
-      await writeRejects(rejectsFile, rejects, { headers: ref.headers, delimiter: ref.delimiter });
-    }
+    const rejectsFile = await assembleRejects(deps.config.dataDir, ref.runId, ref.chunks, { headers: ref.headers, delimiter: ref.delimiter }, async (i) => failedRows.get(i) ?? []);
+    const capped = capFailures(report.finish());
+    omitted += capped.omitted;
+    if (omitted) capped.report.warnings.push(omittedWarning(omitted));
     const keys = Array.from({ length: ref.chunks }, (_, i) => chunkKey(deps, ref.runId, i));
     if (keys.length) await deps.redis.del(...keys);
-    return { ...report.finish(), ...(rejectsFile ? { rejectsFile } : {}) };
+    return { ...capped.report, ...(rejectsFile ? { rejectsFile } : {}) };
   },
 });

@@ -6,6 +6,7 @@ import { Language } from '../src/model/languages.ts';
 import { sourceKeyFrom } from '../src/model/identity.ts';
 import { defineJob } from '../src/queue/job-definition.ts';
 import { withRunLock } from '../src/queue/run-lock.ts';
+import { ConfiguredSiteName, QueueLocation } from './payload.ts';
 import { runIcsImport, type IcsImportParams } from '../src/runs/import-ics.ts';
 import type { ReportJson } from '../src/sync/report.ts';
 
@@ -33,8 +34,11 @@ export const IcsImportOptions = z.object({
 });
 export type IcsImportOptions = z.infer<typeof IcsImportOptions>;
 
+/** Ad-hoc options as a queue may carry them (jobs/payload.ts): no allow list, a configured site, a URL without secrets. */
+export const QueuedIcsImport = IcsImportOptions.omit({ allow: true }).extend({ location: QueueLocation, site: ConfiguredSiteName }).strict();
+
 /** Payload of `import-ics`: a configured source by name, or ad-hoc options. */
-export const ImportIcsPayload = z.union([z.strictObject({ source: z.string().min(1), dryRun: z.boolean().optional() }), IcsImportOptions]);
+export const ImportIcsPayload = z.union([z.strictObject({ source: z.string().min(1), dryRun: z.boolean().optional() }), QueuedIcsImport]);
 export type ImportIcsPayload = z.infer<typeof ImportIcsPayload>;
 
 function windowOf(o: { window?: string; pastDays: number; horizonDays: number }, now = new Date()) {
@@ -86,7 +90,8 @@ export function configuredIcsOptions(s: IcsSourceConfig): IcsImportOptions {
 }
 
 export function resolveIcsPayload(payload: ImportIcsPayload, config: CalsyncConfig): IcsImportOptions {
-  if ('location' in payload) return payload;
+  // Only config sources' allow lists exempt a feed from the SSRF guard.
+  if ('location' in payload) return { ...payload, allow: [] };
   const src = config.sources.find((s) => s.name === payload.source);
   if (!src || src.kind !== 'ics') throw new Error(`no ICS source named "${payload.source}" in the config`);
   return { ...configuredIcsOptions(src), dryRun: payload.dryRun ?? false };

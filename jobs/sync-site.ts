@@ -8,6 +8,7 @@ import { bullConnection } from '../src/queue/connection.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
 import { acquireRunLock, keepRunLock, releaseRunLock, renewRunLock } from '../src/queue/run-lock.ts';
 import { RunFailedError } from '../src/runs/context.ts';
+import { ConfiguredSiteName } from './payload.ts';
 import { SiteSync, syncReport, type SyncPage, type SyncParams, type SyncPlan } from '../src/runs/sync-site.ts';
 import { RunReport, type ReportJson } from '../src/sync/report.ts';
 
@@ -28,7 +29,10 @@ export const SyncOptions = z.object({
 });
 export type SyncOptions = z.infer<typeof SyncOptions>;
 
-export const SyncSitePayload = z.union([z.strictObject({ sync: z.string().min(1), dryRun: z.boolean().optional() }), SyncOptions]);
+/** Ad-hoc options as a queue may carry them (jobs/payload.ts): both sites declared in the config. */
+export const QueuedSync = SyncOptions.extend({ from: ConfiguredSiteName, to: ConfiguredSiteName }).strict();
+
+export const SyncSitePayload = z.union([z.strictObject({ sync: z.string().min(1), dryRun: z.boolean().optional() }), QueuedSync]);
 
 export function resolveSyncPayload(p: z.infer<typeof SyncSitePayload>, config: CalsyncConfig): SyncOptions & { name: string } {
   if ('from' in p) return { ...p, name: `${p.from}->${p.to}` };
@@ -93,8 +97,8 @@ const LOCK_TTL_MS = 10 * 60_000;
 const KEY_TTL_S = 7 * 24 * 3600;
 const JOB_OPTS = { attempts: 3, backoff: { type: 'exponential', delay: 2000 } } as const;
 
-const Window = z.object({ from: z.string(), to: z.string() });
-const RunRef = z.object({ runId: z.string(), payload: SyncSitePayload, lockKey: z.string(), window: Window });
+const Window = z.strictObject({ from: z.string(), to: z.string() });
+const RunRef = z.strictObject({ runId: z.string().regex(/^[A-Za-z0-9_-]+$/), payload: SyncSitePayload, lockKey: z.string(), window: Window });
 type RunRef = z.infer<typeof RunRef>;
 const PageRef = RunRef.extend({ lang: Language, page: z.number().int().min(0) });
 const LanguageRef = RunRef.extend({ lang: Language, pages: z.number().int().min(0) });
@@ -145,7 +149,7 @@ export const syncSiteJob = defineJob({
   async process(job, payload, deps, signal) {
     const o = resolveSyncPayload(payload, deps.config);
     const list = syncParams(o, deps.config);
-    const runId = `sync-${String(job.id).replace(/:/g, '-')}`;
+    const runId = `sync-${String(job.id).replace(/[^A-Za-z0-9_-]/g, '-')}`;
     const lockKey = `${deps.prefix}:lock:${dedupIdFor(payload)}`;
     const first = list[0] as SyncParams;
     const window = { from: first.window.from.toISOString(), to: first.window.to.toISOString() };

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { Redis } from 'ioredis';
 import { loadConfig, parseConfig } from '../config/load.ts';
 import type { CalsyncConfig } from '../config/schema.ts';
-import { startLocalRedis, RedisUnavailableError, type LocalRedis } from '../queue/redis-server.ts';
+import { embeddedRedis, RedisUnavailableError, type EmbeddedRedis } from '../queue/redis-server.ts';
 import type { Logger } from '../util/log.ts';
 
 export interface GlobalOptions {
@@ -28,8 +27,8 @@ export interface InlineRedis {
 }
 
 /**
- * Redis for an inline CLI run: --redis / $REDIS_URL / the config's, else the embedded local
- * server under the data dir (so the ledger persists and reruns send no writes), else none (the
+ * Redis for a CLI command: --redis / $REDIS_URL / the config's, else the data dir's embedded
+ * server, shared by every command on that data dir (so the ledger persists and reruns send no writes), else none (the
  * run still creates no duplicates, it only rewrites unchanged events).
  */
 export async function inlineRedis(opts: GlobalOptions, config: CalsyncConfig, log: Logger, { required = false } = {}): Promise<InlineRedis> {
@@ -38,9 +37,10 @@ export async function inlineRedis(opts: GlobalOptions, config: CalsyncConfig, lo
     const redis = new Redis(url, { maxRetriesPerRequest: null });
     return { redis, url, stop: async () => void redis.disconnect() };
   }
-  let local: LocalRedis;
+  let local: EmbeddedRedis;
   try {
-    local = await startLocalRedis({ dataDir: path.join(config.dataDir, 'redis') });
+    // Shared with every other command on this data dir (src/queue/redis-server.ts).
+    local = await embeddedRedis(config.dataDir);
   } catch (err) {
     if (required || !(err instanceof RedisUnavailableError)) throw err;
     log.warn('no Redis available: the ledger is kept in memory for this run only, so a rerun rewrites unchanged events (it never duplicates them). Set REDIS_URL or install redis-server to keep it.');
@@ -52,7 +52,7 @@ export async function inlineRedis(opts: GlobalOptions, config: CalsyncConfig, lo
     url: local.url,
     stop: async () => {
       await redis.quit().catch(() => undefined);
-      await local.stop();
+      await local.release();
     },
   };
 }

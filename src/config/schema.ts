@@ -26,7 +26,10 @@ export const SiteAuth = z.union([
 
 export const SiteConfig = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
-  restRoot: z.url({ protocol: /^https?$/ }),
+  restRoot: z.url({ protocol: /^https?$/ }).refine((u) => {
+    const url = new URL(u);
+    return url.username === '' && url.password === '';
+  }, 'secrets are not allowed inline; remove user:password@ from the URL and use auth.passwordEnv (or auth.tokenEnv)'),
   namespace: z.string().default('calendar/events/v1'),
   auth: SiteAuth.optional(),
   languages: z.array(Language).min(1).default(['en']),

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { SiteConnection } from '../api/index.ts';
 import { slugify } from '../model/identity.ts';
 import type { Language } from '../model/languages.ts';
@@ -20,6 +21,15 @@ export class UnknownSiteError extends Error {
     this.name = 'UnknownSiteError';
   }
 }
+
+/**
+ * A site as a queue payload may name it: a site declared in the config, by name. Never a URL:
+ * the worker attaches credentials to the site it resolves, so whoever can add a job (Redis, the
+ * dashboard) must not be able to point those credentials at a server of their choosing.
+ */
+export const ConfiguredSiteName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'queued jobs name a site declared in the config (sites[].name); a site URL is only accepted on the command line');
 
 export class MissingSecretError extends Error {
   readonly code = 'calsync:missing-secret';

@@ -27,3 +27,21 @@ export async function waitForRun(job: Job, queue: Queue, events: QueueEvents, op
   opts.onPlanned?.(result);
   return finish.waitUntilFinished(events, opts.timeoutMs);
 }
+
+/**
+ * Calls `onNone` once if, `afterMs` after it is started, no worker listens on the queue and the
+ * job has not started: a job enqueued on a Redis no worker uses would otherwise wait in silence.
+ * Returns a function that cancels the check.
+ */
+export function warnIfNoWorker(queue: Queue, job: Job, onNone: () => void, afterMs = 3000): () => void {
+  const timer = setTimeout(async () => {
+    try {
+      const [workers, state] = await Promise.all([queue.getWorkers(), job.getState()]);
+      if (workers.length === 0 && (state === 'waiting' || state === 'prioritized' || state === 'delayed')) onNone();
+    } catch {
+      // The check is advice; a Redis hiccup here must not fail the command.
+    }
+  }, afterMs);
+  timer.unref();
+  return () => clearTimeout(timer);
+}

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { reportExitCode, type ReportJson } from '../sync/report.ts';
+import { redactText } from '../util/redact.ts';
 
 export const RunRecord = z.object({
   id: z.string(),
@@ -55,7 +56,9 @@ export class RunHistory {
     };
   }
 
-  async record(rec: RunRecord): Promise<{ paused: boolean }> {
+  async record(raw: RunRecord): Promise<{ paused: boolean }> {
+    // `calsync runs` shows what is stored here: feed URLs without userinfo or query values.
+    const rec: RunRecord = { ...raw, error: raw.error === undefined ? undefined : redactText(raw.error), failures: raw.failures.map((f) => ({ ...f, reason: redactText(f.reason) })) };
     const multi = this.redis.multi().lpush(this.k('runs', rec.name), JSON.stringify(rec)).ltrim(this.k('runs', rec.name), 0, this.keep - 1);
     if (rec.status === 'failed') multi.incr(this.k('failstreak', rec.name));
     else multi.del(this.k('failstreak', rec.name));

@@ -1,7 +1,10 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { Redis } from 'ioredis';
+import { z } from 'zod';
 
 /** Raised when calsync needs a local Redis and none can be started. */
 export class RedisUnavailableError extends Error {
@@ -117,16 +120,158 @@ function watchdog(parentPid: number, childPid: number): ChildProcess {
   return w;
 }
 
-function pingOnce(port: number): Promise<boolean> {
+function pingOnce(port: number, password?: string): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = net.connect({ port, host: '127.0.0.1' });
+    let got = '';
     const done = (ok: boolean) => {
       sock.destroy();
       resolve(ok);
     };
     sock.setTimeout(500, () => done(false));
     sock.on('error', () => done(false));
-    sock.on('connect', () => sock.write('PING\r\n'));
-    sock.on('data', (d) => done(d.toString().startsWith('+PONG')));
+    // AUTH as a RESP array, so a password is never parsed as inline-command syntax.
+    sock.on('connect', () => sock.write(password ? `*2\r\n$4\r\nAUTH\r\n$${Buffer.byteLength(password)}\r\n${password}\r\nPING\r\n` : 'PING\r\n'));
+    sock.on('data', (d) => {
+      got += d.toString();
+      if (got.includes('+PONG')) done(true);
+      else if (got.startsWith('-') || got.includes('\r\n-')) done(false);
+    });
   });
+}
+
+/**
+ * The embedded Redis of a data directory, shared by every calsync command that uses it: the
+ * first one starts `redis-server` (loopback only, a generated password, AOF under
+ * `<dataDir>/redis`) and records `{pid, port, password}` in `<dataDir>/redis/embedded.json`
+ * (mode 0600); the others find that file and connect to the same server. So `calsync worker`,
+ * `calsync enqueue --wait` and `calsync runs` on one config see one queue and one history.
+ *
+ * The server runs detached (Ctrl-C in one terminal does not pull it from under a worker in
+ * another); whichever command leaves it with no other client connected shuts it down.
+ */
+export interface EmbeddedRedis {
+  url: string;
+  /** True when this process started the server. */
+  started: boolean;
+  /** Shuts the server down if no other client is connected (the last one out turns off the light). */
+  release(): Promise<void>;
+}
+
+const EmbeddedState = z.strictObject({ pid: z.number().int().positive(), port: z.number().int().positive(), password: z.string().min(16) });
+type EmbeddedState = z.infer<typeof EmbeddedState>;
+
+export const embeddedStateFile = (dataDir: string) => path.join(path.resolve(dataDir), 'redis', 'embedded.json');
+const urlOf = (s: EmbeddedState) => `redis://:${encodeURIComponent(s.password)}@127.0.0.1:${s.port}`;
+
+/** The running embedded Redis of `dataDir`, if its state file names a live server that accepts the password. */
+export async function findEmbeddedRedis(dataDir: string): Promise<string | undefined> {
+  const state = readState(embeddedStateFile(dataDir));
+  if (!state || !processAlive(state.pid)) return undefined;
+  return (await pingOnce(state.port, state.password)) ? urlOf(state) : undefined;
+}
+
+export async function embeddedRedis(dataDir: string, opts: { binary?: string } = {}): Promise<EmbeddedRedis> {
+  const dir = path.join(path.resolve(dataDir), 'redis');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const lock = path.join(dir, 'embedded.lock');
+  await withFileLock(lock, async () => undefined); // wait for a concurrent starter to finish
+  const found = await findEmbeddedRedis(dataDir);
+  if (found) return { url: found, started: false, release: () => releaseIfLast(found, dataDir) };
+  return withFileLock(lock, async () => {
+    const again = await findEmbeddedRedis(dataDir);
+    if (again) return { url: again, started: false, release: () => releaseIfLast(again, dataDir) };
+    const state = await spawnEmbedded(dir, opts.binary);
+    const file = embeddedStateFile(dataDir);
+    writeFileSync(`${file}.tmp`, JSON.stringify(state), { mode: 0o600 });
+    renameSync(`${file}.tmp`, file);
+    const url = urlOf(state);
+    return { url, started: true, release: () => releaseIfLast(url, dataDir) };
+  });
+}
+
+async function spawnEmbedded(dir: string, binary?: string): Promise<EmbeddedState> {
+  const bin = findBinary(binary);
+  const port = await freePort();
+  const password = randomBytes(24).toString('hex');
+  // The password goes in through stdin (`-`), never argv: the process list is world-readable.
+  const args = ['-', '--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--maxmemory-policy', 'noeviction', '--dir', dir, '--appendonly', 'yes', '--save', ''];
+  const child = spawn(bin, args, { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  child.stdin?.end(`requirepass ${password}\n`);
+  child.unref();
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new RedisUnavailableError(`redis-server exited (${child.exitCode}) while starting the embedded Redis in ${dir}`);
+    if (await pingOnce(port, password)) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new RedisUnavailableError(`redis-server did not answer on port ${port} within 10 s`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { pid: child.pid as number, port, password };
+}
+
+async function releaseIfLast(url: string, dataDir: string): Promise<void> {
+  // No reconnects: after SHUTDOWN the server is meant to be gone.
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    const clients = String(await redis.call('CLIENT', 'LIST', 'TYPE', 'normal')).trim().split('\n').filter(Boolean);
+    if (clients.length > 1) return;
+    await redis.call('SHUTDOWN').catch(() => undefined); // the connection drops as the server exits
+    rmSync(embeddedStateFile(dataDir), { force: true });
+  } catch {
+    // Already gone: nothing to release.
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function readState(file: string): EmbeddedState | undefined {
+  try {
+    const r = EmbeddedState.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    return r.success ? r.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** An exclusive lock file (O_EXCL); a lock older than 30 s is from a crashed process and is taken over. */
+async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      closeSync(openSync(file, 'wx', 0o600));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = Date.now() - (statSafe(file) ?? Date.now());
+      if (age > 30_000 || Date.now() > deadline) rmSync(file, { force: true });
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+function statSafe(file: string): number | undefined {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
 }

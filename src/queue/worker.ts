@@ -12,6 +12,7 @@ import type { JobDefinition, JobDeps } from './job-definition.ts';
 import { QUEUES, RETENTION, type QueueName } from './names.ts';
 import { RedisRateLimiter } from './rate-limiter.ts';
 import { METRIC_KEYS, MetricsRecorder } from '../metrics/recorder.ts';
+import { redactText } from '../util/redact.ts';
 
 export interface WorkerOptions {
   config: CalsyncConfig;
@@ -88,6 +89,8 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
       metrics.observe(METRIC_KEYS.jobSeconds, { kind: job.name }, (Date.now() - started) / 1000);
       return result;
     } catch (err) {
+      // BullMQ stores the message as the job's failedReason (Redis, dashboard): no URL secrets in it.
+      if (err instanceof Error) err.message = redactText(err.message);
       if (err instanceof RunLockedError && token) {
         // Another run of the same source is writing: come back later, without spending an attempt
         // or counting towards the auto-pause.

@@ -1,5 +1,4 @@
 import http from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
@@ -11,6 +10,7 @@ import { createFeedHandler } from '../export/index.ts';
 import { renderMetrics } from '../metrics/exposition.ts';
 import { fieldOf, MetricsRecorder } from '../metrics/recorder.ts';
 import { openQueues } from '../queue/worker.ts';
+import { basicAuth, checkBind, hostCheck, readOnly, sameOriginWrites } from './guard.ts';
 import type { QueueName } from '../queue/names.ts';
 
 export interface ServeOptions {
@@ -21,7 +21,7 @@ export interface ServeOptions {
   host: string;
   feedsDir: string;
   publicUrl?: string;
-  /** Basic auth in front of the dashboard. */
+  /** Basic auth in front of the dashboard; without it the dashboard is read-only and only loopback binds are allowed. */
   basicAuth?: { user: string; password: string };
   log: Logger;
 }
@@ -32,20 +32,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function basicAuth(cred: { user: string; password: string }) {
-  const expected = Buffer.from(`Basic ${Buffer.from(`${cred.user}:${cred.password}`).toString('base64')}`);
-  return (req: Request, res: Response, next: NextFunction) => {
-    const got = Buffer.from(req.headers.authorization ?? '');
-    if (got.length === expected.length && timingSafeEqual(got, expected)) return next();
-    res.set('WWW-Authenticate', 'Basic realm="calsync"').status(401).type('text/plain').send('authentication required\n');
-  };
-}
-
 /**
  * `calsync serve`: the ICS feeds, the Bull Board dashboard, Prometheus metrics and a health check.
  * Metrics written by workers in other processes come from Redis; feed counters are this process'.
  */
 export async function startServer(o: ServeOptions): Promise<RunningServer> {
+  checkBind(o.host, o.basicAuth !== undefined);
   const prefix = o.prefix ?? 'calsync';
   const queues = openQueues(o.redisUrl, prefix);
   const recorder = new MetricsRecorder(o.redis, prefix);
@@ -54,6 +46,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   const feedCounters = new Map<string, number>();
   const app = express();
   app.disable('x-powered-by');
+  app.use(hostCheck(o.publicUrl));
 
   const feeds = createFeedHandler({
     dir: o.feedsDir,
@@ -91,8 +84,10 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
 
   const board = new ExpressAdapter();
   board.setBasePath('/admin/queues');
-  createBullBoard({ queues: (Object.keys(queues) as QueueName[]).map((q) => new BullMQAdapter(queues[q])), serverAdapter: board });
-  if (o.basicAuth) app.use('/admin/queues', basicAuth(o.basicAuth));
+  // Managing jobs (add, retry, pause, remove) needs the password; without one the board only shows.
+  const readOnlyMode = o.basicAuth === undefined;
+  createBullBoard({ queues: (Object.keys(queues) as QueueName[]).map((q) => new BullMQAdapter(queues[q], { readOnlyMode })), serverAdapter: board });
+  app.use('/admin/queues', o.basicAuth ? basicAuth(o.basicAuth) : readOnly(), sameOriginWrites());
   app.use('/admin/queues', board.getRouter());
 
   app.get('/', (_req, res) => {

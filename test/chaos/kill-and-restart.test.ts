@@ -28,10 +28,10 @@ describe('chaos: workers killed with -9 at random points, Redis restarted mid-ru
     const site = await testSite();
     const prefix = testPrefix();
     try {
-      await runIcsImport({ location: feed.url, site: clean.site, sourceKey: 'big', lang: 'en', window: { from: new Date('2027-01-01'), to: new Date('2027-12-31') }, retire: 'keep', onEdit: 'overwrite', defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: ['127.0.0.1'] });
+      await runIcsImport({ location: feed.url, site: clean.site, sourceKey: 'big', lang: 'en', window: { from: new Date('2027-01-01'), to: new Date('2027-12-31') }, retire: 'keep', onEdit: 'overwrite', defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: [new URL(feed.url).host] });
       const config = writeConfig({
         sites: [{ name: 'sb', restRoot: site.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PASSWORD' } }],
-        sources: [{ name: 'big', kind: 'ics', site: 'sb', url: feed.url, allow: ['127.0.0.1'], pastDays: 0, horizonDays: 3650 }],
+        sources: [{ name: 'big', kind: 'ics', site: 'sb', url: feed.url, allow: [new URL(feed.url).host], pastDays: 0, horizonDays: 3650 }],
         worker: WORKER,
       });
       // The clean run used an explicit 2027 window; the worker's window (now .. +10 years) covers it too.
@@ -105,8 +105,8 @@ describe('chaos: workers killed with -9 at random points, Redis restarted mid-ru
     const site = await testSite({ latencyMs: 2 });
     const prefix = testPrefix();
     try {
-      await runIcsImport({ location: feed.url, site: clean.site, sourceKey: 'aof', lang: 'en', window: { from: new Date('2027-01-01'), to: new Date('2027-12-31') }, retire: 'keep', onEdit: 'overwrite', defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: ['127.0.0.1'] });
-      const config = writeConfig({ sites: [{ name: 'sb', restRoot: site.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PASSWORD' } }], sources: [{ name: 'aof', kind: 'ics', site: 'sb', url: feed.url, allow: ['127.0.0.1'], horizonDays: 3650 }], worker: WORKER });
+      await runIcsImport({ location: feed.url, site: clean.site, sourceKey: 'aof', lang: 'en', window: { from: new Date('2027-01-01'), to: new Date('2027-12-31') }, retire: 'keep', onEdit: 'overwrite', defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: [new URL(feed.url).host] });
+      const config = writeConfig({ sites: [{ name: 'sb', restRoot: site.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PASSWORD' } }], sources: [{ name: 'aof', kind: 'ics', site: 'sb', url: feed.url, allow: [new URL(feed.url).host], horizonDays: 3650 }], worker: WORKER });
       const worker = spawnWorker({ config, redisUrl: redis.url, prefix, env: { SB_PASSWORD: PASSWORD } });
       let queue = new Queue('import', { connection: bullConnection(redis.url), prefix });
       const job = await queue.add('import-ics', { source: 'aof' }, { attempts: 10, backoff: { type: 'fixed', delay: 1000 } });

@@ -47,7 +47,7 @@ describe('round trip: export a sandbox site to ICS, import it with calsync into 
     for (const other of LANGS.filter((l) => l !== lang)) expect(ics).not.toContain(`Concert ${other}`);
     const feed = await feedServer(ics);
     try {
-      const r = await runIcsImport({ location: feed.url, site: to.site, sourceKey: `rt-${lang}`, lang, window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-12-31T23:59:59Z') }, retire: 'keep', onEdit: 'overwrite', defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: ['127.0.0.1'] });
+      const r = await runIcsImport({ location: feed.url, site: to.site, sourceKey: `rt-${lang}`, lang, window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-12-31T23:59:59Z') }, retire: 'keep', onEdit: 'overwrite', defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: [new URL(feed.url).host] });
       expect(r.counts.events).toMatchObject({ created: 4, failed: 0 });
     } finally {
       await feed.close();

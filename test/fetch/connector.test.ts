@@ -48,18 +48,20 @@ describe('guardedConnector', () => {
     expect(server.connections).toBe(0);
   });
 
-  it('connects to an allowed literal and to a name resolving to an allowed address', async () => {
+  it('connects to an allowed literal on its allowed port, and to nothing else on that address', async () => {
     const connect = guardedConnector({
-      policy: compilePolicy(['127.0.0.1']),
+      policy: compilePolicy([`127.0.0.1:${server.port}`]),
       lookup: fakeLookup({ 'feed.test': ['127.0.0.1'] }),
       connectTimeoutMs: 1000,
     });
-    for (const host of ['127.0.0.1', 'feed.test']) {
-      const { err, socket } = await dial(connect, host, server.port);
-      expect(err).toBeNull();
-      expect(socket?.remoteAddress).toBe('127.0.0.1');
-      socket?.destroy();
-    }
+    const ok = await dial(connect, '127.0.0.1', server.port);
+    expect(ok.err).toBeNull();
+    expect(ok.socket?.remoteAddress).toBe('127.0.0.1');
+    ok.socket?.destroy();
+    // A name resolving to the allowed address is not the allowed address.
+    const named = await dial(connect, 'feed.test', server.port);
+    expect(named.err).toBeInstanceOf(AddressBlocked);
+    expect(named.socket).toBeNull();
   });
 
   it('checks the peer after connecting, in case the socket reached an address lookup never saw', async () => {

@@ -1,9 +1,9 @@
 import zlib from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_USER_AGENT, FetchError, fetchSource } from '../../src/sources/fetch/index.ts';
-import { installTripwire, rejection, startServer, within, type TestServer } from './support.ts';
+import { installTripwire, rejection, startServer, within, type TestServer, testServerAllow } from './support.ts';
 
-const allow = ['127.0.0.1'];
+const allow = testServerAllow;
 const FEED = 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n';
 
 let tripwire: ReturnType<typeof installTripwire>;

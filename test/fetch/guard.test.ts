@@ -99,10 +99,37 @@ describe('isPublicAddress', () => {
 describe('allow-list compilation', () => {
   it('matches host names case-insensitively and ignores a trailing dot', () => {
     const policy = compilePolicy(['Feeds.Intranet', '10.0.0.0/8']);
-    expect(isHostAllowed('feeds.intranet', policy)).toBe(true);
-    expect(isHostAllowed('FEEDS.INTRANET.', policy)).toBe(true);
-    expect(isHostAllowed('evil.feeds.intranet', policy)).toBe(false);
-    expect(isHostAllowed('intranet', policy)).toBe(false);
+    expect(isHostAllowed('feeds.intranet', 443, policy)).toBe(true);
+    expect(isHostAllowed('FEEDS.INTRANET.', 80, policy)).toBe(true);
+    expect(isHostAllowed('evil.feeds.intranet', 443, policy)).toBe(false);
+    expect(isHostAllowed('intranet', 443, policy)).toBe(false);
+  });
+
+  it('regression: an allow entry covered every port of the host; now host[:port], no port meaning 80 and 443 only', () => {
+    const policy = compilePolicy(['feeds.intranet', '10.0.0.5', 'cal.intranet:8080', '127.0.0.1:4000', '[::1]:4001', '10.9.0.0/16:8443', '[fd00::/8]:9000']);
+    expect(isHostAllowed('feeds.intranet', 80, policy)).toBe(true);
+    expect(isHostAllowed('feeds.intranet', 443, policy)).toBe(true);
+    expect(isHostAllowed('feeds.intranet', 6379, policy)).toBe(false);
+    expect(isHostAllowed('10.0.0.5', 443, policy)).toBe(true);
+    expect(isHostAllowed('10.0.0.5', 22, policy)).toBe(false);
+    expect(isHostAllowed('cal.intranet', 8080, policy)).toBe(true);
+    expect(isHostAllowed('cal.intranet', 443, policy)).toBe(false);
+    expect(isHostAllowed('127.0.0.1', 4000, policy)).toBe(true);
+    expect(isHostAllowed('127.0.0.1', 6379, policy)).toBe(false);
+    expect(isHostAllowed('[::1]', 4001, policy)).toBe(true);
+    expect(isHostAllowed('::1', 4000, policy)).toBe(false);
+    expect(isHostAllowed('10.9.4.4', 8443, policy)).toBe(true);
+    expect(isHostAllowed('10.9.4.4', 443, policy)).toBe(false);
+    expect(isHostAllowed('fd00::7', 9000, policy)).toBe(true);
+    expect(() => compilePolicy(['host:0'])).toThrow(TypeError);
+    expect(() => compilePolicy(['host:99999'])).toThrow(TypeError);
+  });
+
+  it('regression: an address entry covered every name resolving to it; it now matches that address as written only', () => {
+    const policy = compilePolicy(['127.0.0.1:4000', '10.0.0.0/8']);
+    expect(isHostAllowed('127.0.0.1', 4000, policy)).toBe(true);
+    expect(isHostAllowed('rebind.attacker.example', 4000, policy)).toBe(false);
+    expect(isHostAllowed('internal.example', 443, policy)).toBe(false);
   });
 
   it.each(['10.0.0.0/33', 'http://x', '10.0.0.1 ', ''])('rejects %j or accepts it trimmed', (entry) => {

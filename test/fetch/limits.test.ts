@@ -2,9 +2,9 @@ import { once } from 'node:events';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FetchError, fetchSource, type LookupFn } from '../../src/sources/fetch/index.ts';
-import { installTripwire, rejection, startRawServer, startServer, within, type TestServer } from './support.ts';
+import { installTripwire, rejection, startRawServer, startServer, within, type TestServer, testServerAllow } from './support.ts';
 
-const allow = ['127.0.0.1'];
+const allow = testServerAllow;
 const MB = 1024 * 1024;
 
 let tripwire: ReturnType<typeof installTripwire>;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FetchError, fetchSource } from '../../src/sources/fetch/index.ts';
-import { fakeLookup, installTripwire, rejection, startServer, within, type TestServer } from './support.ts';
+import { fakeLookup, installTripwire, rejection, startServer, within, type TestServer, testServerAllow } from './support.ts';
 
-const allow = ['127.0.0.1'];
+const allow = testServerAllow;
 
 let tripwire: ReturnType<typeof installTripwire>;
 let server: TestServer;
@@ -100,6 +100,15 @@ describe('redirects', () => {
     expect(err.message).toMatch(/internal\.example resolves to 192\.168\.0\.10/);
     expect(lookup.calls).toEqual(['internal.example']);
     expect(tripwire.dialed).toEqual(['127.0.0.1']);
+  });
+
+  it('regression: a redirect from an allowed feed reached another port of the same host; each hop is checked against host[:port]', async () => {
+    redirectTo = `http://127.0.0.1:${other.port}/internal-admin`;
+    const before = other.connections;
+    const err = await rejection(within(5000, fetchSource(`${server.origin}/to`, { allow: [`127.0.0.1:${server.port}`] })));
+    expect(err.code).toBe('blocked-address');
+    expect(err.url).toBe(`http://127.0.0.1:${other.port}/internal-admin`);
+    expect(other.connections).toBe(before);
   });
 
   it('refuses a redirect to a non-http scheme', async () => {

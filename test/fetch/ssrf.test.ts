@@ -35,7 +35,7 @@ async function expectBlocked(location: string, opts: Parameters<typeof fetchSour
 
 describe('SSRF guard (no allow list)', () => {
   it('the local server is reachable when allowed, so the refusals below are the guard', async () => {
-    const r = await fetchSource(`http://127.0.0.1:${server.port}/`, { allow: ['127.0.0.1'] });
+    const r = await fetchSource(`http://127.0.0.1:${server.port}/`, { allow: [`127.0.0.1:${server.port}`] });
     expect(r.status).toBe(200);
     expect(tripwire.dialed).toEqual(['127.0.0.1']);
   });
@@ -121,24 +121,33 @@ describe('SSRF guard (no allow list)', () => {
 
 describe('allow list', () => {
   it('admits an allowed address literal', async () => {
-    const r = await fetchSource(`http://127.0.0.1:${server.port}/`, { allow: ['127.0.0.1/32'] });
+    const r = await fetchSource(`http://127.0.0.1:${server.port}/`, { allow: [`127.0.0.1/32:${server.port}`] });
     expect(r.status).toBe(200);
   });
 
-  it('admits a DNS name whose fake lookup returns an allowed address, and connects to that address', async () => {
+  it('regression: a name resolving to an allowed address was admitted; an address entry admits that address as written only', async () => {
     const lookup = fakeLookup({ 'feed.internal': ['127.0.0.1'] });
-    const before = server.requests.length;
-    const r = await fetchSource(`http://feed.internal:${server.port}/cal.ics`, { allow: ['127.0.0.1'], lookup });
+    const before = server.connections;
+    const err = await rejection(fetchSource(`http://feed.internal:${server.port}/cal.ics`, { allow: [`127.0.0.1:${server.port}`], lookup }));
+    expect(err.code).toBe('blocked-address');
+    expect(err.message).toMatch(/Add feed\.internal:\d+ to the source's allow list/);
+    expect(server.connections).toBe(before);
+  });
+
+  it('regression: an allow entry without a port opened every port of the address; it covers 80 and 443 only', async () => {
+    const before = server.connections;
+    const err = await rejection(fetchSource(`http://127.0.0.1:${server.port}/`, { allow: ['127.0.0.1'] }));
+    expect(err.code).toBe('blocked-address');
+    expect(err.message).toContain(`Add 127.0.0.1:${server.port} to the source's allow list`);
+    expect(server.connections).toBe(before);
+  });
+
+  it('admits an allowed host name (with its port) whatever it resolves to', async () => {
+    const lookup = fakeLookup({ 'feed.internal': ['127.0.0.1'] });
+    const r = await fetchSource(`http://FEED.internal.:${server.port}/cal.ics`, { allow: [`feed.internal:${server.port}`], lookup });
     expect(r.status).toBe(200);
     expect(tripwire.dialed).toEqual(['127.0.0.1']);
-    expect(server.requests.length).toBe(before + 1);
-    expect(server.requests.at(-1)!.headers.host).toBe(`feed.internal:${server.port}`);
-  });
-
-  it('admits an allowed host name whatever it resolves to', async () => {
-    const lookup = fakeLookup({ 'feed.internal': ['127.0.0.1'] });
-    const r = await fetchSource(`http://FEED.internal.:${server.port}/cal.ics`, { allow: ['feed.internal'], lookup });
-    expect(r.status).toBe(200);
+    expect(server.requests.at(-1)!.headers.host).toBe(`feed.internal.:${server.port}`);
   });
 
   it('rejects malformed allow entries loudly', async () => {

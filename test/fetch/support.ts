@@ -5,6 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { vi } from 'vitest';
 import type { LookupFn } from '../../src/sources/fetch/index.ts';
 
+/**
+ * `host:port` allow entries of every test server started below (allow entries cover one port,
+ * src/sources/fetch/guard.ts): tests pass this array as `allow` to reach their own servers.
+ */
+export const testServerAllow: string[] = [];
+
 /** A node:http server on 127.0.0.1:0 that counts TCP connections and requests. */
 export interface TestServer {
   port: number;
@@ -37,6 +43,7 @@ export async function startServer(handler: http.RequestListener): Promise<TestSe
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.port = (server.address() as AddressInfo).port;
   state.origin = `http://127.0.0.1:${state.port}`;
+  testServerAllow.push(`127.0.0.1:${state.port}`);
   return state;
 }
 
@@ -53,6 +60,7 @@ export async function startRawServer(onSocket: (s: net.Socket) => void): Promise
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.port = (server.address() as AddressInfo).port;
+  testServerAllow.push(`127.0.0.1:${state.port}`);
   state.close = async () => {
     for (const s of sockets) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));

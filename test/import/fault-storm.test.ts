@@ -20,7 +20,7 @@ describe('a fault storm (20% 5xx, 10% 429 with Retry-After, 5% dropped connectio
 
   const params = (site: ResolvedSite): IcsImportParams => ({
     location: feed.url, site, sourceKey: 'storm', lang: 'en', window: { from: new Date('2027-01-01'), to: new Date('2027-12-31') },
-    retire: 'keep', onEdit: 'overwrite', defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: ['127.0.0.1'],
+    retire: 'keep', onEdit: 'overwrite', defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: [new URL(feed.url).host],
   });
 
   it('ends in exactly the state a clean run gives, never sends before Retry-After, and reports its retries', async () => {

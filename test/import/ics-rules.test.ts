@@ -43,7 +43,7 @@ describe('ICS import rules (sandbox + real Redis)', () => {
     createTerms: true,
     categoriesAs: 'categories',
     dryRun: false,
-    allow: ['127.0.0.1'],
+    allow: [new URL(feed.url).host],
     ...over,
   });
   const run = (over: Partial<IcsImportParams> = {}) => runIcsImport(params(over), { redis, prefix });

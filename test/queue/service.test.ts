@@ -55,7 +55,7 @@ describe('the worker as a service', () => {
     const env = await testSite({ latencyMs: 5 });
     const feed = await feedServer(generateIcsFeed({ events: 150, seed: 3 }));
     const prefix = testPrefix();
-    const config = parseConfig({ sites: [{ name: 'sb', restRoot: env.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PW' } }], sources: [{ name: 'gen', kind: 'ics', site: 'sb', url: feed.url, allow: ['127.0.0.1'], pastDays: 3650, horizonDays: 3650 }] });
+    const config = parseConfig({ sites: [{ name: 'sb', restRoot: env.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PW' } }], sources: [{ name: 'gen', kind: 'ics', site: 'sb', url: feed.url, allow: [new URL(feed.url).host], pastDays: 3650, horizonDays: 3650 }] });
     process.env.SB_PW = PASSWORD;
     const running = await startWorkers({ config, redisUrl: redisUrl(), jobs: JOBS, log, prefix, queues: ['import'] });
     const queue = new Queue('import', { connection: bullConnection(redisUrl()), prefix });
@@ -83,7 +83,7 @@ describe('the worker as a service', () => {
     const prefix = testPrefix();
     const config = parseConfig({
       sites: [{ name: 'dead', restRoot: 'http://127.0.0.1:1/wp-json' }],
-      sources: [{ name: 'broken', kind: 'ics', site: 'dead', url: 'http://127.0.0.1:1/feed.ics', allow: ['127.0.0.1'] }],
+      sources: [{ name: 'broken', kind: 'ics', site: 'dead', url: 'http://127.0.0.1:1/feed.ics', allow: ['127.0.0.1:1'] }],
       history: { keep: 10, pauseAfterFailures: 2 },
     });
     const running = await startWorkers({ config, redisUrl: redisUrl(), jobs: JOBS, log, prefix, queues: ['import'] });
@@ -184,7 +184,7 @@ describe('the same import delivered twice', () => {
     const feed = await feedServer(generateIcsFeed({ events: 80, seed: 5 }));
     const prefix = testPrefix();
     process.env.SB_PW = PASSWORD;
-    const config = parseConfig({ sites: [{ name: 'sb', restRoot: env.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PW' } }], sources: [{ name: 'twice', kind: 'ics', site: 'sb', url: feed.url, allow: ['127.0.0.1'], pastDays: 3650, horizonDays: 3650 }] });
+    const config = parseConfig({ sites: [{ name: 'sb', restRoot: env.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PW' } }], sources: [{ name: 'twice', kind: 'ics', site: 'sb', url: feed.url, allow: [new URL(feed.url).host], pastDays: 3650, horizonDays: 3650 }] });
     // Two workers, as two machines would be; each may pick up one delivery at the same moment.
     const a = await startWorkers({ config, redisUrl: redisUrl(), jobs: JOBS, log, prefix, queues: ['import'] });
     const b = await startWorkers({ config, redisUrl: redisUrl(), jobs: JOBS, log, prefix, queues: ['import'] });

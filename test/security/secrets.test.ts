@@ -61,9 +61,9 @@ describe('secrets stay secret', () => {
         { name: 'bad', restRoot: target.url, auth: { user: 'admin', passwordEnv: 'SEC_WRONG' } },
       ],
       sources: [
-        { name: 'feed', kind: 'ics', site: 'src', url: feed.url, allow: ['127.0.0.1'], pastDays: 3650, horizonDays: 3650 },
+        { name: 'feed', kind: 'ics', site: 'src', url: feed.url, allow: [new URL(feed.url).host], pastDays: 3650, horizonDays: 3650 },
         { name: 'rows', kind: 'csv', site: 'src', url: csv },
-        { name: 'denied', kind: 'ics', site: 'bad', url: feed.url, allow: ['127.0.0.1'], pastDays: 3650, horizonDays: 3650 },
+        { name: 'denied', kind: 'ics', site: 'bad', url: feed.url, allow: [new URL(feed.url).host], pastDays: 3650, horizonDays: 3650 },
       ],
       exports: [{ name: 'out', site: 'src', from: '2026-01-01', to: '2028-12-31', outDir: path.join(dir, 'feeds') }],
       syncs: [{ name: 'copy', from: 'src', to: 'dst', window: { from: '2026-01-01', to: '2028-12-31' } }],

@@ -1,13 +1,36 @@
 import type { Command } from 'commander';
 import { Redis } from 'ioredis';
+import type { CalsyncConfig } from '../../config/schema.ts';
 import { RunHistory } from '../../queue/history.ts';
+import { embeddedRedis, RedisUnavailableError, type EmbeddedRedis } from '../../queue/redis-server.ts';
 import { loadCliConfig, type GlobalOptions } from '../runtime.ts';
 import { intOption } from '../options.ts';
 
-function redisFor(g: GlobalOptions, configRedis?: string): Redis {
-  const url = g.redis ?? process.env.REDIS_URL ?? configRedis;
-  if (!url) throw new Error('no Redis: set REDIS_URL, --redis, or "redis" in the config (the worker\'s Redis)');
-  return new Redis(url, { maxRetriesPerRequest: 2 });
+/**
+ * The Redis the worker and `enqueue` use: --redis / $REDIS_URL / the config's, else the data dir's
+ * embedded one (started from its AOF if no command is running it, so the history is still there).
+ */
+async function redisFor(g: GlobalOptions, config: CalsyncConfig): Promise<{ redis: Redis; close(): Promise<void> }> {
+  const url = g.redis ?? process.env.REDIS_URL ?? config.redis;
+  if (url) {
+    const redis = new Redis(url, { maxRetriesPerRequest: 2 });
+    return { redis, close: async () => void redis.disconnect() };
+  }
+  let local: EmbeddedRedis;
+  try {
+    local = await embeddedRedis(config.dataDir);
+  } catch (err) {
+    if (!(err instanceof RedisUnavailableError)) throw err;
+    throw new RedisUnavailableError(`no Redis: REDIS_URL is not set and the embedded Redis of ${config.dataDir} cannot be started. Set REDIS_URL (or --redis, or "redis" in the config) to the worker's Redis.`);
+  }
+  const redis = new Redis(local.url, { maxRetriesPerRequest: 2 });
+  return {
+    redis,
+    close: async () => {
+      await redis.quit().catch(() => undefined);
+      await local.release();
+    },
+  };
 }
 
 export function registerOps(program: Command, globals: () => GlobalOptions, setExit: (code: number) => void): void {
@@ -21,7 +44,7 @@ export function registerOps(program: Command, globals: () => GlobalOptions, setE
     .action(async (o: { source?: string; limit: number; json?: boolean }) => {
       const g = globals();
       const config = loadCliConfig(g);
-      const redis = redisFor(g, config.redis);
+      const { redis, close } = await redisFor(g, config);
       try {
         const h = new RunHistory(redis, { prefix: g.prefix, keep: config.history.keep, pauseAfterFailures: config.history.pauseAfterFailures });
         const runs = await h.list(o.source, o.limit);
@@ -40,7 +63,7 @@ export function registerOps(program: Command, globals: () => GlobalOptions, setE
         }
         if (runs.length === 0) process.stdout.write('no runs recorded yet\n');
       } finally {
-        redis.disconnect();
+        await close();
       }
     });
 
@@ -52,14 +75,14 @@ export function registerOps(program: Command, globals: () => GlobalOptions, setE
     .action(async (name: string) => {
       const g = globals();
       const config = loadCliConfig(g);
-      const redis = redisFor(g, config.redis);
+      const { redis, close } = await redisFor(g, config);
       try {
         const h = new RunHistory(redis, { prefix: g.prefix });
         const was = await h.paused(name);
         await h.resume(name);
         process.stdout.write(was ? `resumed ${name} (paused since ${was.since}: ${was.lastError})\n` : `${name} was not paused\n`);
       } finally {
-        redis.disconnect();
+        await close();
       }
     });
 

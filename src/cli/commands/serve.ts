@@ -12,7 +12,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions, se
     .option('--port <n>', 'port', intOption)
     .option('--host <host>', 'address to listen on')
     .option('--feeds <dir>', 'directory of exported feeds (default: the first export\'s outDir)')
-    .addHelpText('after', '\nDashboard Basic auth: serve.basicAuth in the config (user + passwordEnv).\n\nExamples:\n  $ calsync --config calsync.config.json serve\n  $ calsync serve --port 8788 --feeds .data/feeds')
+    .addHelpText('after', '\nDashboard Basic auth: serve.basicAuth in the config (user + passwordEnv). Without it the dashboard is\nread-only and serve listens on loopback only. Requests must name this server in Host: a loopback name or\nserve.publicUrl (421 otherwise).\n\nExamples:\n  $ calsync --config calsync.config.json serve\n  $ calsync serve --port 8788 --feeds .data/feeds')
     .action(async (o: { port?: number; host?: string; feeds?: string }) => {
       const g = globals();
       const log = createLogger({ level: g.logLevel === 'warn' ? 'info' : g.logLevel });

@@ -5,7 +5,7 @@ import { JOB_KINDS, QUEUES, type QueueName } from '../../queue/names.ts';
 import { reconcileSchedulers } from '../../queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../queue/worker.ts';
 import { bullConnection } from '../../queue/connection.ts';
-import { planUnits, waitForRun } from '../../queue/follow.ts';
+import { planUnits, waitForRun, warnIfNoWorker } from '../../queue/follow.ts';
 import { formatReport, reportExitCode, type ReportJson } from '../../sync/report.ts';
 import { createLogger } from '../../util/log.ts';
 import { terminalSafe } from '../../util/terminal.ts';
@@ -69,7 +69,10 @@ export function registerWorker(program: Command, globals: () => GlobalOptions, s
       const data: Record<string, unknown> = o.name
         ? kind.startsWith('import') ? { source: o.name } : kind === 'export-ics' ? { export: o.name } : { sync: o.name }
         : { location, site: o.site, lang: o.lang, ...(o.window ? { window: o.window } : {}) };
-      const payload = def.payload.parse(data);
+      // The same schema the worker applies (jobs/payload.ts): refused here with the reason, not after queueing.
+      const checked = def.payload.safeParse(data);
+      if (!checked.success) throw new Error(`cannot enqueue ${kind}: ${checked.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`);
+      const payload = checked.data;
       const r = await inlineRedis(g, config, log, { required: true });
       const queues = openQueues(r.url as string, g.prefix);
       const queue = queues[def.queue];
@@ -83,6 +86,10 @@ export function registerWorker(program: Command, globals: () => GlobalOptions, s
         const job: Job = await queue.add(kind, payload);
         process.stderr.write(`enqueued ${kind} job ${job.id} on queue "${def.queue}"\n`);
         if (!events) return;
+        const where = r.url && !(g.redis ?? process.env.REDIS_URL ?? config.redis) ? `the embedded Redis of ${config.dataDir}` : 'this Redis';
+        const cancelCheck = warnIfNoWorker(queue, job, () =>
+          process.stderr.write(`no worker is listening on queue "${def.queue}" of ${where}: start \`calsync worker\` with the same config (or the same REDIS_URL); still waiting\n`),
+        );
         const progress = new ProgressLine();
         let units: (ReturnType<typeof planUnits> & { done: number }) | undefined;
         events.on('progress', ({ jobId, data: p }) => {
@@ -102,6 +109,8 @@ export function registerWorker(program: Command, globals: () => GlobalOptions, s
           progress.done();
           process.stderr.write(`job ${job.id} failed: ${terminalSafe((err as Error).message, { multiline: true })}\n`);
           setExit(1);
+        } finally {
+          cancelCheck();
         }
       } finally {
         await events?.close();

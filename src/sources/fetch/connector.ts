@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import { buildConnector } from 'undici';
 import { AddressBlocked } from './errors.ts';
-import { blockedReason, isHostAllowed, stripBrackets, type AddressPolicy } from './guard.ts';
+import { blockedReason, effectivePort, isHostAllowed, stripBrackets, type AddressPolicy } from './guard.ts';
 
 /**
  * The undici connector that enforces the address policy where it cannot be bypassed: at the
@@ -39,8 +39,13 @@ const systemLookup: LookupFn = (hostname, options, cb) => dns.lookup(hostname, o
 
 export function guardedConnector(opts: GuardedConnectorOptions): buildConnector.connector {
   const resolve = opts.lookup ?? systemLookup;
-  const exempt = (host: string) => isHostAllowed(host, opts.policy);
 
+  /**
+   * The resolver for one connection. `exempt` is decided per connection from the URL's host as
+   * written and its port (an allow entry is `host[:port]`): a name that merely resolves to an
+   * allowed address is not exempt, and neither is another port of an allowed host.
+   */
+  const lookupFor = (exempt: boolean) =>
   // Shaped like the `lookup` option of net.connect, which asks for `all` when it races address
   // families (autoSelectFamily, the default) and for a single address otherwise.
   function lookup(
@@ -56,9 +61,9 @@ export function guardedConnector(opts: GuardedConnectorOptions): buildConnector.
         e.code = 'ENOTFOUND';
         return cb(e, []);
       }
-      if (!exempt(hostname)) {
+      if (!exempt) {
         for (const { address } of list) {
-          const reason = blockedReason(address, opts.policy);
+          const reason = blockedReason(address);
           if (reason !== undefined) return cb(new AddressBlocked(hostname, address, reason), []);
         }
       }
@@ -74,24 +79,24 @@ export function guardedConnector(opts: GuardedConnectorOptions): buildConnector.
     });
   }
 
-  const base = buildConnector({
-    timeout: opts.connectTimeoutMs,
-    lookup: lookup as unknown as net.LookupFunction,
-    // HTTP/1.1 only: one request per feed gains nothing from h2, and h1 keeps the timeout and
-    // body semantics the caps rely on simple.
-    allowH2: false,
-  });
-
   return function connect(options, callback) {
     const host = stripBrackets(options.hostname);
-    if (!exempt(host) && net.isIP(host)) {
-      const reason = blockedReason(host, opts.policy);
+    const exempt = isHostAllowed(host, effectivePort(options.port, options.protocol), opts.policy);
+    if (!exempt && net.isIP(host)) {
+      const reason = blockedReason(host);
       if (reason !== undefined) return callback(new AddressBlocked(host, host, reason), null);
     }
+    const base = buildConnector({
+      timeout: opts.connectTimeoutMs,
+      lookup: lookupFor(exempt) as unknown as net.LookupFunction,
+      // HTTP/1.1 only: one request per feed gains nothing from h2, and h1 keeps the timeout and
+      // body semantics the caps rely on simple.
+      allowH2: false,
+    });
     base(options, (err, socket) => {
       if (err || !socket) return callback(err ?? new Error('connect failed'), null);
       const peer = socket.remoteAddress;
-      const reason = exempt(host) ? undefined : peer === undefined ? 'unknown' : blockedReason(peer, opts.policy);
+      const reason = exempt ? undefined : peer === undefined ? 'unknown' : blockedReason(peer);
       if (reason !== undefined) {
         socket.destroy();
         return callback(new AddressBlocked(host, peer ?? 'unknown', reason), null);

@@ -11,11 +11,20 @@ import type { ResolvedOptions } from './options.ts';
 /** The guard's refusal, wherever in the error chain undici or net put it. */
 export function blockedError(url: string, blocked: AddressBlocked): FetchError {
   const subject = blocked.host === blocked.address ? blocked.address : blocked.host;
+  // Allow entries are host[:port]; a port other than 80/443 must be named (src/sources/fetch/guard.ts).
+  let port = '';
+  try {
+    const p = new URL(url).port;
+    if (p !== '' && p !== '80' && p !== '443') port = `:${p}`;
+  } catch {
+    port = '';
+  }
+  const host = subject.includes(':') ? `[${subject}]` : subject;
   return new FetchError(
     'blocked-address',
     url,
     `Refused to fetch ${url}: ${blocked.message}. ` +
-      `Add ${subject.includes(':') ? `[${subject}]` : subject} to the source's allow list if this feed is trusted.`,
+      `Add ${port || subject.includes(':') ? host : subject}${port} to the source's allow list if this feed is trusted.`,
     { cause: blocked },
   );
 }

@@ -5,7 +5,7 @@ import type { Deadline } from './deadline.ts';
 import { ACCEPT_ENCODING, readCapped } from './decode.ts';
 import { AddressBlocked } from './errors.ts';
 import { blockedError, statusError, tooLargeError, transportError } from './failures.ts';
-import { blockedReason, isHostAllowed, stripBrackets, type AddressPolicy } from './guard.ts';
+import { blockedReason, effectivePort, isHostAllowed, stripBrackets, type AddressPolicy } from './guard.ts';
 import { redactUrl, splitCredentials } from './location.ts';
 import type { ResolvedOptions } from './options.ts';
 import { isRedirect, redirectTarget, sameOrigin } from './redirects.ts';
@@ -99,8 +99,8 @@ export async function fetchHttp(start: URL, o: ResolvedOptions, deadline: Deadli
  */
 function refuseLiteral(url: URL, policy: AddressPolicy): void {
   const host = stripBrackets(url.hostname);
-  if (!net.isIP(host) || isHostAllowed(host, policy)) return;
-  const reason = blockedReason(host, policy);
+  if (!net.isIP(host) || isHostAllowed(host, effectivePort(url.port, url.protocol), policy)) return;
+  const reason = blockedReason(host);
   if (reason !== undefined) throw blockedError(redactUrl(url), new AddressBlocked(host, host, reason));
 }
 

@@ -14,45 +14,85 @@ import net from 'node:net';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
-export interface AddressPolicy {
-  /** Lower-cased host names exempt from the guard (whatever they resolve to). */
-  readonly hosts: ReadonlySet<string>;
-  /** Address ranges exempt from the guard. */
-  readonly ranges: readonly [Address, number][];
+/**
+ * One allow-list entry: a host name or an address range, and the port it covers. An entry without
+ * a port covers the default ports only (80 and 443): allowing a feed server must not open every
+ * other service on that machine (its Redis, its admin port) to a redirect.
+ */
+export interface AllowEntry {
+  /** Lower-cased host name; it matches that name as written in a URL, whatever it resolves to. */
+  readonly host?: string;
+  /** Address range; it matches URLs whose host IS an address in it (not names resolving into it). */
+  readonly range?: [Address, number];
+  /** undefined: 80 and 443. */
+  readonly port?: number;
 }
 
-const EMPTY_POLICY: AddressPolicy = { hosts: new Set(), ranges: [] };
+export interface AddressPolicy {
+  readonly entries: readonly AllowEntry[];
+}
+
+const EMPTY_POLICY: AddressPolicy = { entries: [] };
+export const DEFAULT_PORTS: readonly number[] = [80, 443];
 
 /**
- * Compile an allow list: host names (`feeds.intranet`), single addresses (`127.0.0.1`, `::1`) and
- * CIDRs (`10.20.0.0/16`). A bad entry throws, because a typo here would silently block a trusted
- * feed or, worse, be read as something broader than meant.
+ * Compile an allow list of `host[:port]` entries: host names (`feeds.intranet`,
+ * `feeds.intranet:8080`), addresses (`127.0.0.1`, `127.0.0.1:8080`, `::1`, `[::1]:8080`) and CIDRs
+ * (`10.20.0.0/16`, `10.20.0.0/16:8080`, `[fd00::/8]:8080`). A bad entry throws, because a typo
+ * here would silently block a trusted feed or, worse, be read as something broader than meant.
  */
 export function compilePolicy(allow: readonly string[] = []): AddressPolicy {
   if (allow.length === 0) return EMPTY_POLICY;
-  const hosts = new Set<string>();
-  const ranges: [Address, number][] = [];
-  for (const raw of allow) {
-    const entry = stripBrackets(raw.trim());
-    if (entry.includes('/')) {
-      if (!ipaddr.isValidCIDR(entry)) throw new TypeError(`Invalid CIDR in allow list: ${raw}`);
-      const [addr, bits] = ipaddr.parseCIDR(entry);
-      ranges.push(unmapRange(addr, bits));
-    } else if (net.isIP(entry)) {
-      const addr = ipaddr.process(entry);
-      ranges.push([addr, addr.kind() === 'ipv4' ? 32 : 128]);
-    } else if (/^[a-z0-9.-]+$/i.test(entry) && entry.length > 0) {
-      hosts.add(normalizeHost(entry));
-    } else {
-      throw new TypeError(`Invalid allow-list entry (expected a host name, an IP address or a CIDR): ${raw}`);
-    }
-  }
-  return { hosts, ranges };
+  return { entries: allow.map(compileEntry) };
 }
 
-/** Whether a host name (as in a URL, brackets optional) is on the allow list. */
-export function isHostAllowed(host: string, policy: AddressPolicy): boolean {
-  return policy.hosts.size > 0 && policy.hosts.has(normalizeHost(stripBrackets(host)));
+function compileEntry(raw: string): AllowEntry {
+  const { host: text, port } = splitPort(raw.trim(), raw);
+  const entry = stripBrackets(text);
+  if (entry.includes('/')) {
+    if (!ipaddr.isValidCIDR(entry)) throw new TypeError(`Invalid CIDR in allow list: ${raw}`);
+    const [addr, bits] = ipaddr.parseCIDR(entry);
+    return { range: unmapRange(addr, bits), port };
+  }
+  if (net.isIP(entry)) {
+    const addr = ipaddr.process(entry);
+    return { range: [addr, addr.kind() === 'ipv4' ? 32 : 128], port };
+  }
+  if (/^[a-z0-9.-]+$/i.test(entry) && entry.length > 0) return { host: normalizeHost(entry), port };
+  throw new TypeError(`Invalid allow-list entry (expected host[:port], an IP address[:port] or a CIDR[:port]): ${raw}`);
+}
+
+/** `host:port`, `[v6]:port`, `cidr:port` → host and port; a bare IPv6 address has no port. */
+function splitPort(text: string, raw: string): { host: string; port?: number } {
+  const m = /^(\[[^\]]+\]|[^:]+|[^\[\]]*\/\d+):(\d+)$/.exec(text);
+  if (!m) return { host: text };
+  const port = Number(m[2]);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new TypeError(`Invalid port in allow-list entry: ${raw}`);
+  return { host: m[1] as string, port };
+}
+
+/** The port a URL connects to (its explicit port, else the scheme's default). */
+export function effectivePort(port: string | number | undefined, protocol: string): number {
+  const n = Number(port);
+  return Number.isInteger(n) && n > 0 ? n : protocol === 'https:' ? 443 : 80;
+}
+
+const portMatches = (e: AllowEntry, port: number) => (e.port === undefined ? DEFAULT_PORTS.includes(port) : e.port === port);
+
+/**
+ * Whether a URL's host (a name or an address literal, brackets optional) and port are on the
+ * allow list. Checked for the first URL and again for every redirect hop.
+ */
+export function isHostAllowed(host: string, port: number, policy: AddressPolicy): boolean {
+  if (policy.entries.length === 0) return false;
+  const h = stripBrackets(host).replace(/%.*$/, '');
+  const literal = ipaddr.isValid(h) && net.isIP(h) ? ipaddr.process(h) : undefined;
+  return policy.entries.some((e) => {
+    if (!portMatches(e, port)) return false;
+    if (e.host !== undefined) return literal === undefined && e.host === normalizeHost(h);
+    const [base, bits] = e.range as [Address, number];
+    return literal !== undefined && base.kind() === literal.kind() && literal.match(base, bits);
+  });
 }
 
 /**
@@ -63,13 +103,15 @@ export function blockedReason(ip: string, policy: AddressPolicy = EMPTY_POLICY):
   const text = stripBrackets(ip).replace(/%.*$/, ''); // zone ids (fe80::1%eth0) do not change the range
   if (!ipaddr.isValid(text)) return 'not a valid IP address';
   const addr = ipaddr.process(text); // unwraps IPv4-mapped IPv6 (::ffff:127.0.0.1 -> 127.0.0.1)
-  if (policy.ranges.some(([base, bits]) => base.kind() === addr.kind() && addr.match(base, bits))) return undefined;
+  const inRange = (e: AllowEntry) => e.range !== undefined && e.range[0].kind() === addr.kind() && addr.match(e.range[0], e.range[1]);
+  if (policy.entries.some(inRange)) return undefined;
   return classify(addr);
 }
 
 /**
  * True when `ip` is a public unicast address, or is covered by an address/CIDR entry of `allow`
- * (host-name entries do not apply here: they exempt a name, not an address).
+ * on any port (host-name entries do not apply here: they exempt a name, not an address). The
+ * fetch itself applies entries with their ports through `isHostAllowed`.
  */
 export function isPublicAddress(ip: string, allow?: string[]): boolean {
   return blockedReason(ip, compilePolicy(allow)) === undefined;

@@ -48,7 +48,8 @@ export class ImageGuard {
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return `the ${u.protocol} scheme is not fetched (http and https only)`;
     // WHATWG URL parsing already turned 0x7f.1, 2130706433 and friends into dotted IPv4.
     const host = stripBrackets(u.hostname).toLowerCase();
-    if (this.trusted.has(host) || isHostAllowed(host, this.policy)) return undefined;
+    const port = Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
+    if (this.trusted.has(host) || isHostAllowed(host, port, this.policy)) return undefined;
     if (net.isIP(host)) {
       const reason = blockedReason(host, this.policy);
       return reason === undefined ? undefined : `${host} is ${reason}`;

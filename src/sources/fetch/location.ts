@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { redactText as redactInText, redactUrl as redactUrlText } from '../../util/redact.ts';
 import { FetchError } from './errors.ts';
 
 /**
@@ -74,18 +75,14 @@ function fileTarget(original: string, filePath: string, allowFiles: boolean): Ta
   return { kind: 'file', path: filePath, url: pathToFileURL(filePath).href };
 }
 
-/** The URL as it may appear in results, logs and errors: no user name or password. */
+/** The URL as it may appear in results, logs and errors: no userinfo, no query values (src/util/redact.ts). */
 export function redactUrl(url: URL): string {
-  if (url.username === '' && url.password === '') return url.href;
-  const copy = new URL(url.href);
-  copy.username = '';
-  copy.password = '';
-  return copy.href;
+  return redactUrlText(url);
 }
 
-/** Redaction for strings that did not parse as a URL: drop anything between `//` and `@`. */
+/** Redaction for strings that did not parse as a URL, by the same rule. */
 export function redactText(text: string): string {
-  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1');
+  return redactInText(text);
 }
 
 /**

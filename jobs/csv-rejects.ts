@@ -1,0 +1,99 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { once } from 'node:events';
+import type { RejectRow } from '../src/runs/import-csv.ts';
+import { writeRejectsCsv } from '../src/sources/csv/index.ts';
+import type { ReportJson } from '../src/sync/report.ts';
+
+/**
+ * Rejected rows of a queued CSV run go to disk, never through Redis: each chunk job spools its
+ * rows to `<dataDir>/rejects/<runId>.parts/chunk-<i>.json`, and the finish job streams the parts,
+ * in row order, into `<dataDir>/rejects/<runId>.csv`. The path is derived from the run id only
+ * (jobs/payload.ts: a payload never names a file). Workers on several machines need a shared
+ * data directory for the parts (docker-compose.yml mounts one volume into every worker).
+ */
+
+/** Failed items kept per report; the counts stay exact and the rejects file holds every row. */
+export const MAX_FAILURES_KEPT = 100;
+
+export const rejectsFileOf = (dataDir: string, runId: string) => path.join(dataDir, 'rejects', `${runId}.csv`);
+const partsDirOf = (dataDir: string, runId: string) => path.join(dataDir, 'rejects', `${runId}.parts`);
+const partOf = (dataDir: string, runId: string, chunk: number) => path.join(partsDirOf(dataDir, runId), `chunk-${chunk}.json`);
+
+/** Spools one chunk's rejected rows (atomically: a retried chunk replaces its own part). */
+export async function spoolChunkRejects(dataDir: string, runId: string, chunk: number, rows: RejectRow[]): Promise<void> {
+  const file = partOf(dataDir, runId, chunk);
+  if (rows.length === 0) return void (await rm(file, { force: true }));
+  await mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, JSON.stringify(rows));
+  await rename(tmp, file);
+}
+
+/**
+ * Writes the run's rejects file from the chunk parts, one chunk in memory at a time. `fallback`
+ * gives the rows of a chunk with no part (a chunk that failed every attempt). Returns the file,
+ * or undefined when nothing was rejected.
+ */
+export async function assembleRejects(
+  dataDir: string,
+  runId: string,
+  chunks: number,
+  csv: { headers: string[]; delimiter: string },
+  fallback: (chunk: number) => Promise<RejectRow[]>,
+): Promise<string | undefined> {
+  const file = rejectsFileOf(dataDir, runId);
+  await mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  const out = createWriteStream(tmp);
+  let written = 0;
+  try {
+    for (let i = 0; i < chunks; i++) {
+      const rows = (await readPart(partOf(dataDir, runId, i))) ?? (await fallback(i));
+      if (rows.length === 0) continue;
+      rows.sort((a, b) => a.line - b.line);
+      const text = writeRejectsCsv(rows, csv.headers, csv.delimiter);
+      // writeRejectsCsv renders BOM + header + rows; the file gets the header once.
+      const body = written === 0 ? text : stripHeader(text, rows, csv);
+      if (!out.write(body)) await once(out, 'drain');
+      written += rows.length;
+    }
+  } finally {
+    out.end();
+    await once(out, 'close');
+  }
+  await rm(partsDirOf(dataDir, runId), { recursive: true, force: true });
+  if (written === 0) return void (await rm(tmp, { force: true }));
+  await rename(tmp, file);
+  return file;
+}
+
+async function readPart(file: string): Promise<RejectRow[] | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as RejectRow[];
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** The rows of a rendered rejects CSV without its BOM and header (same width as the rows were padded to). */
+function stripHeader(text: string, rows: RejectRow[], csv: { headers: string[]; delimiter: string }): string {
+  const width = rows.reduce((w, r) => Math.max(w, r.raw.length), csv.headers.length);
+  const header = writeRejectsCsv([], [...csv.headers, ...new Array<string>(width - csv.headers.length).fill('')], csv.delimiter).replace(/\r\n$/, '');
+  return text.startsWith(header) ? text.slice(header.length).replace(/^\r\n/, '') : text;
+}
+
+/**
+ * A report with at most `max` failed items listed (the first ones) and how many were left out;
+ * counts are untouched. Keeps a 2 M-row run's report small in Redis and on the dashboard; every
+ * rejected row is in the rejects file.
+ */
+export function capFailures(report: ReportJson, max = MAX_FAILURES_KEPT): { report: ReportJson; omitted: number } {
+  let failed = 0;
+  const items = report.items.filter((i) => i.outcome !== 'failed' || ++failed <= max);
+  return failed <= max ? { report, omitted: 0 } : { report: { ...report, items }, omitted: failed - max };
+}
+
+export const omittedWarning = (n: number) => `${n} more failed rows are not listed here; each is in the rejects file with its reason`;

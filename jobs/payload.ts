@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { ConfiguredSiteName } from '../src/config/sites.ts';
+
+/**
+ * What a queue may carry. Whoever can write to Redis or use the dashboard can add a job, so a
+ * payload is untrusted input: it may name things the config declares and choose harmless run
+ * options, but never carry anything that widens what the worker may do. In particular a payload
+ * has no `allow` list (only config sources' `allow` exempts a feed from the SSRF guard), no file
+ * path (a CSV rejects file is always `<dataDir>/rejects/<run id>.csv`), no site URL (credentials
+ * only go to sites the config declares) and no unknown keys.
+ */
+
+export { ConfiguredSiteName };
+
+const SECRET_PARAM = /token|key|secret|pass|auth|sig|session|code/i;
+
+/**
+ * An ad-hoc feed location on the queue: an http(s)/webcal URL without secrets. Job data is shown
+ * on the dashboard and kept in Redis, so a feed that needs `user:pass@` or a secret-looking query
+ * parameter must be declared as a config source; the job then carries only its name.
+ */
+export const QueueLocation = z
+  .string()
+  .min(1)
+  .superRefine((value, ctx) => {
+    let u: URL;
+    try {
+      u = new URL(value.replace(/^webcals?:\/\//i, 'https://'));
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'an http(s) or webcal URL (queued jobs never read local files)' });
+      return;
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'an http(s) or webcal URL (queued jobs never read local files)' });
+    if (u.username || u.password) ctx.addIssue({ code: 'custom', message: 'credentials in a queued feed URL would be stored in Redis and shown on the dashboard; declare the feed as a config source and enqueue it by name' });
+    for (const name of u.searchParams.keys()) {
+      if (SECRET_PARAM.test(name)) ctx.addIssue({ code: 'custom', message: `the query parameter "${name}" looks like a secret, which would be stored in Redis and shown on the dashboard; declare the feed as a config source and enqueue it by name` });
+    }
+  });

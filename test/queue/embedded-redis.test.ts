@@ -1,0 +1,71 @@
+import { mkdtempSync, statSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { embeddedRedis, embeddedStateFile, findEmbeddedRedis } from '../../src/queue/redis-server.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('the embedded Redis of a data directory', () => {
+  it('regression: worker and enqueue --wait each started their own redis-server on one data dir; now the second finds the first', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'calsync-emb-'));
+    const a = await embeddedRedis(dir);
+    const b = await embeddedRedis(dir);
+    const ra = new Redis(a.url);
+    const rb = new Redis(b.url);
+    try {
+      expect(a.started).toBe(true);
+      expect(b.started).toBe(false);
+      expect(b.url).toBe(a.url);
+      // One server: what one command writes, the other reads.
+      await ra.set('calsync-emb-probe', 'same');
+      expect(await rb.get('calsync-emb-probe')).toBe('same');
+      // The state file that lets other commands find it is private to the user.
+      expect(statSync(embeddedStateFile(dir)).mode & 0o777).toBe(0o600);
+      // The first one leaving does not pull the server from under the other.
+      ra.disconnect();
+      await sleep(100);
+      await a.release();
+      expect(await findEmbeddedRedis(dir)).toBe(a.url);
+      expect(await rb.get('calsync-emb-probe')).toBe('same');
+    } finally {
+      ra.disconnect();
+      rb.disconnect();
+      await sleep(100);
+      await b.release();
+    }
+    // The last one out shuts it down; the next command starts it again from the AOF.
+    await sleep(300);
+    expect(await findEmbeddedRedis(dir)).toBeUndefined();
+    const c = await embeddedRedis(dir);
+    const rc = new Redis(c.url);
+    expect(await rc.get('calsync-emb-probe')).toBe('same');
+    rc.disconnect();
+    await sleep(100);
+    await c.release();
+  });
+
+  it('regression: the embedded Redis had no password; a client without it is refused', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'calsync-emb-'));
+    const e = await embeddedRedis(dir);
+    const port = Number(new URL(e.url).port);
+    try {
+      // What an attacker on the machine would type: a plain command, no AUTH.
+      const answer = await new Promise<string>((resolve, reject) => {
+        const sock = net.connect({ port, host: '127.0.0.1' }, () => sock.write('CONFIG GET requirepass\r\n'));
+        sock.on('data', (d) => {
+          sock.destroy();
+          resolve(d.toString());
+        });
+        sock.on('error', reject);
+      });
+      expect(answer).toMatch(/^-NOAUTH/);
+      expect(new URL(e.url).hostname).toBe('127.0.0.1');
+    } finally {
+      await sleep(100);
+      await e.release();
+    }
+  });
+});
