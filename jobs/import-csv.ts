@@ -4,10 +4,11 @@ import { z } from 'zod';
 import type { CalsyncConfig } from '../src/config/schema.ts';
 import { resolveSite } from '../src/config/sites.ts';
 import { Language } from '../src/model/languages.ts';
+import { ZoneName } from '../src/model/zone-option.ts';
 import { sourceKeyFrom } from '../src/model/identity.ts';
 import { bullConnection } from '../src/queue/connection.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
-import { chunks, csvOpener, inspect, processChunk, writeRejects, type ChunkResult, type CsvChunk, type CsvImportParams, type RejectRow } from '../src/runs/import-csv.ts';
+import { chunks, csvOpener, inspect, prepareCsv, processChunk, writeRejects, type ChunkResult, type CsvChunk, type CsvImportParams, type RejectRow } from '../src/runs/import-csv.ts';
 import { RunReport, type ReportJson } from '../src/sync/report.ts';
 
 export const CsvImportOptions = z.object({
@@ -22,7 +23,8 @@ export const CsvImportOptions = z.object({
   dateFormat: z.string().optional(),
   encoding: z.string().default('auto'),
   delimiter: z.enum(['auto', ',', ';', '\t', '|']).default('auto'),
-  defaultTimezone: z.string().default('UTC'),
+  /** Zone for floating times; absent: the target site's own zone. */
+  defaultTimezone: ZoneName.optional(),
   status: z.enum(['publish', 'draft']).default('publish'),
   createTerms: z.boolean().default(true),
   dryRun: z.boolean().default(false),
@@ -91,7 +93,8 @@ export const importCsvJob = defineJob({
   historyName: (p) => ('location' in p ? (p.source ?? sourceKeyFrom(p.location)) : p.source),
   async process(job, payload, deps) {
     const o = resolveCsvPayload(payload, deps.config);
-    const params = csvParams(o, deps.config, { allowFiles: o.configured });
+    // Preflight and the site's zone for rows without one, before any row is read (src/runs/import-csv.ts).
+    const { params } = await prepareCsv(csvParams(o, deps.config, { allowFiles: o.configured }), {});
     const runId = `csv-${String(job.id).replace(/:/g, '-')}`;
     const open = await csvOpener(params);
     const inspection = await inspect(params, open);

@@ -43,6 +43,12 @@ export const ReportJson = z.object({
   retire: RetireSummary.optional(),
   warnings: z.array(z.string()),
   notModified: z.boolean().optional(),
+  /** Why the run skipped its work (`notModified`): HTTP 304, a local file or content unchanged since the last clean run. */
+  unchangedReason: z.string().optional(),
+  /** The zone floating times were read in, and why that one (an option, the site's own setting). */
+  defaultTimezone: z.object({ zone: z.string(), from: z.string() }).optional(),
+  /** Set when the run failed as a whole (exit 1): what happened, as the one-line message says. */
+  failure: z.object({ code: z.string(), message: z.string() }).optional(),
   /** Requests this run sent to the site(s): attempts, retries among them, 429 answers. */
   requests: z.object({ total: z.number(), retries: z.number(), throttled: z.number() }).optional(),
 });
@@ -68,6 +74,9 @@ export class RunReport {
   readonly warnings: string[] = [];
   retire?: z.infer<typeof RetireSummary>;
   notModified?: boolean;
+  unchangedReason?: string;
+  defaultTimezone?: { zone: string; from: string };
+  failure?: { code: string; message: string };
   requests?: { total: number; retries: number; throttled: number };
   readonly run: ReportJson['run'];
 
@@ -125,6 +134,9 @@ export class RunReport {
       ...(this.retire ? { retire: this.retire } : {}),
       warnings: this.warnings,
       ...(this.notModified !== undefined ? { notModified: this.notModified } : {}),
+      ...(this.unchangedReason ? { unchangedReason: this.unchangedReason } : {}),
+      ...(this.defaultTimezone ? { defaultTimezone: this.defaultTimezone } : {}),
+      ...(this.failure ? { failure: this.failure } : {}),
       ...(this.requests ? { requests: this.requests } : {}),
     };
   }
@@ -151,7 +163,9 @@ export function formatReport(r: ReportJson, opts: { maxItems?: number } = {}): s
   const lines: string[] = [];
   const { run } = r;
   lines.push(`${run.kind} ${run.source} → ${run.site} [${run.language}]${run.dryRun ? ' (dry run: nothing written)' : ''}`);
-  if (r.notModified) lines.push('  feed not modified since the last run (HTTP 304): nothing to do');
+  if (r.failure) lines.push(`  FAILED: ${r.failure.message}`);
+  if (r.notModified) lines.push(`  ${r.unchangedReason ?? 'feed not modified since the last run'}: nothing to do`);
+  if (r.defaultTimezone) lines.push(`  floating times read in ${r.defaultTimezone.zone} (${r.defaultTimezone.from})`);
   for (const kind of ITEM_KINDS) {
     const c = r.counts[kind];
     if (!c || (c.read === 0 && c.retired === 0)) continue;
