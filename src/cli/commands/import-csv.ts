@@ -37,8 +37,10 @@ export function registerImportCsv(importCmd: Command, globals: () => GlobalOptio
     .addHelpText(
       'after',
       `
-Identity: with --key the column's value; otherwise source + title + start + zone (as The Events Calendar
-does), so editing a row's title or start in the file makes a new event on the next import.
+Identity: with --key the column's value; otherwise source + title + start + the row's own zone column,
+so editing a row's title or start in the file makes a new event on the next import. Rows without a zone
+are read in --default-tz, else the site's own zone (as The Events Calendar's importer does); changing
+that zone later moves those events, it does not duplicate them.
 
 Examples:
   $ calsync import csv events.csv --site http://127.0.0.1:8787/wp-json --rejects rejects.csv

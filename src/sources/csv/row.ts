@@ -396,7 +396,10 @@ function eventFields(row: Row, key: string | undefined, line: number): Record<st
   const isPrivate = row.bool('private');
   const terms = (field: string): TermDraft[] => splitTerms(row.get(field), ctx.delimiter).map((name) => ({ name }));
   const draft = compact({
-    identity: key !== undefined ? `key:${key}` : dates && title ? `${title}|${dates.start_date}|${timezone}` : '',
+    // A row without a zone is identified by its wall time alone, whatever zone it is read in (the
+    // site's, or --default-tz), so correcting the zone moves the events instead of duplicating them.
+    // Its marker stays `UTC`, the default these rows had before, so their slugs do not change.
+    identity: key !== undefined ? `key:${key}` : dates && title ? `${title}|${dates.start_date}|${(zone.ok && zone.value) || 'UTC'}` : '',
     title,
     description: row.html('description'),
     excerpt: row.html('excerpt'),
