@@ -29,15 +29,15 @@ export interface DefaultZone {
  * site publishes none.
  */
 export function defaultZone(given: string | undefined, facts: SiteFacts): DefaultZone {
-  if (given) return { zone: given, from: 'given with --default-tz / defaultTimezone' };
+  if (given) return { zone: given, from: 'given with --default-tz (defaultTimezone)' };
   if (facts.timezoneString) {
     const zone = canonicalZone(facts.timezoneString);
-    if (zone) return { zone, from: `the site's time zone (timezone_string ${facts.timezoneString})` };
+    if (zone) return { zone, from: "the site's zone, from its timezone_string" };
   }
   if (facts.gmtOffset !== undefined) {
     const minutes = Math.round(Math.abs(facts.gmtOffset) * 60);
     const zone = offsetZone(facts.gmtOffset < 0 ? '-' : '+', Math.floor(minutes / 60), minutes % 60);
-    if (zone) return { zone, from: `the site's time zone (gmt_offset ${facts.gmtOffset})` };
+    if (zone) return { zone, from: `the site's zone, from its gmt_offset ${facts.gmtOffset}` };
   }
   return { zone: 'UTC', from: 'the site publishes no time zone' };
 }
