@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resolveConnection, type SiteConnection } from './connection.ts';
 import { PreflightError } from './errors/preflight-error.ts';
-import { networkCode } from './retry.ts';
+import { networkCode, parseRetryAfter } from './retry.ts';
+import type { ClientStats } from './executor.ts';
 import { Transport, type RawResponse } from './transport.ts';
 
 /** What the preflight learned about a site. */
@@ -12,6 +13,8 @@ export interface SiteFacts {
   timezoneString?: string;
   /** Hours east of UTC (may be fractional: 5.5). */
   gmtOffset?: number;
+  /** What the preflight sent, in the client's counters (a run adds them to its report). */
+  requests: ClientStats;
 }
 
 export interface PreflightOptions {
@@ -38,8 +41,10 @@ export async function preflight(conn: SiteConnection, opts: PreflightOptions): P
   const transport = new Transport(resolved);
   const namespace = resolveConnection(conn).namespace;
   const root = conn.restRoot;
+  const stats: ClientStats = { requests: 0, retries: 0, throttled: 0 };
+  const get = (path: string, query: Array<[string, string]>) => getWithRetries(transport, path, query, root, stats, opts.signal);
   try {
-    const index = await get(transport, '', root, opts.signal);
+    const index = await get('', []);
     rejectCredentials(index, root);
     const json = index.json as { namespaces?: unknown; timezone_string?: unknown; gmt_offset?: unknown } | undefined;
     if (index.status !== 200 || !json || !Array.isArray(json.namespaces)) {
@@ -50,23 +55,41 @@ export async function preflight(conn: SiteConnection, opts: PreflightOptions): P
     if (!conn.auth && opts.write) {
       throw new PreflightError('no-credentials', root, `no credentials for ${root}: set CALSYNC_USER and CALSYNC_PASSWORD (an application password), or CALSYNC_TOKEN, or the site's credentials in the config`);
     }
-    if (conn.auth) await checkEditRights(transport, namespace, root, conn.auth, opts.signal);
-    return { namespaces, ...siteZone(json) };
+    if (conn.auth) await checkEditRights(get, namespace, root, conn.auth);
+    return { namespaces, ...siteZone(json), requests: stats };
   } finally {
     await transport.close();
   }
 }
 
-async function get(transport: Transport, path: string, root: string, signal?: AbortSignal): Promise<RawResponse> {
+/** Attempts per preflight request: enough to ride out a flaky site, few enough to fail in seconds. */
+const ATTEMPTS = 4;
+/** A site that refuses the connection or whose name does not resolve is not going to answer on the 4th try. */
+const DEFINITIVE = new Set(['ECONNREFUSED', 'ENOTFOUND']);
+
+/**
+ * One GET, repeated on what a live but busy site answers (429 with its Retry-After, capped; 5xx;
+ * a dropped connection). A site still failing after that is reported as such, never as "not a
+ * REST root".
+ */
+async function getWithRetries(transport: Transport, path: string, query: Array<[string, string]>, root: string, stats: ClientStats, signal?: AbortSignal): Promise<RawResponse> {
   for (let attempt = 1; ; attempt++) {
+    stats.requests++;
+    if (attempt > 1) stats.retries++;
+    let wait = Math.min(2_000, 250 * 2 ** (attempt - 1));
     try {
-      const res = await transport.send({ method: 'GET', path, query: [], signal });
-      if (res.status < 500 || attempt >= 2) return res;
+      const res = await transport.send({ method: 'GET', path, query, signal });
+      if (res.status === 429) stats.throttled++;
+      const busy = res.status === 429 || res.status >= 500;
+      if (!busy) return res;
+      if (attempt >= ATTEMPTS) throw new PreflightError('unreachable', root, `${root} is failing: GET /${path} answered ${res.status} ${ATTEMPTS} times in a row; try again later`);
+      const after = parseRetryAfter(res.headers['retry-after']);
+      if (after !== undefined) wait = Math.min(5_000, after + 50);
     } catch (err) {
-      if (signal?.aborted) throw err;
-      if (attempt >= 2) throw unreachable(root, err);
+      if (err instanceof PreflightError || signal?.aborted) throw err;
+      if (attempt >= ATTEMPTS || (attempt >= 2 && DEFINITIVE.has(networkCode(err)))) throw unreachable(root, err);
     }
-    await sleep(500, undefined, { signal });
+    await sleep(wait, undefined, { signal });
   }
 }
 
@@ -98,10 +121,8 @@ function namespaceMissing(root: string, namespace: string, namespaces: string[])
   return new PreflightError('namespace-missing', root, `${root} is not a calendar site: no ${namespace} in its REST index (it has ${namespaces.join(', ') || 'none'})`);
 }
 
-async function checkEditRights(transport: Transport, namespace: string, root: string, auth: NonNullable<SiteConnection['auth']>, signal?: AbortSignal): Promise<void> {
-  const list = await transport.send({ method: 'GET', path: `${namespace}/events`, query: [['status', 'draft'], ['per_page', '1']], signal }).catch((err) => {
-    throw unreachable(root, err);
-  });
+async function checkEditRights(get: (path: string, query: Array<[string, string]>) => Promise<RawResponse>, namespace: string, root: string, auth: NonNullable<SiteConnection['auth']>): Promise<void> {
+  const list = await get(`${namespace}/events`, [['status', 'draft'], ['per_page', '1']]);
   rejectCredentials(list, root);
   if (list.status === 200) return;
   const user = auth.kind === 'basic' ? `user "${auth.user}"` : 'the token';

@@ -93,8 +93,8 @@ export function csvOptions(p: CsvImportParams): CsvOptions {
  * not a calendar site end the run here), and the zone for rows without one, which is the site's
  * own unless one was given. The inline run and the flow's planner both start with it.
  */
-export async function prepareCsv(p: CsvImportParams, ctx: RunContext): Promise<{ params: CsvImportParams; zone: DefaultZone }> {
-  const facts = await checkSite(p.site, { write: !p.dryRun }, ctx);
+export async function prepareCsv(p: CsvImportParams, ctx: RunContext, report?: RunReport): Promise<{ params: CsvImportParams; zone: DefaultZone }> {
+  const facts = await checkSite(p.site, { write: !p.dryRun }, ctx, report);
   const zone = defaultZone(p.defaultTimezone, facts);
   return { params: { ...p, defaultTimezone: zone.zone }, zone };
 }
@@ -189,7 +189,7 @@ export async function runCsvImport(p: CsvImportParams, ctx: RunContext = {}): Pr
 }
 
 async function importCsv(input: CsvImportParams, ctx: RunContext, total: RunReport): Promise<ReportJson & { rejectsFile?: string; unmapped?: string[] }> {
-  const { params: p, zone } = await prepareCsv(input, ctx);
+  const { params: p, zone } = await prepareCsv(input, ctx, total);
   total.defaultTimezone = zone;
   const open = await csvOpener(p);
   await ctx.onProgress?.({ phase: 'inspect', done: 0 });

@@ -52,7 +52,7 @@ export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Pr
 }
 
 async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport): Promise<ReportJson> {
-  const facts = await checkSite(p.site, { write: !p.dryRun }, ctx);
+  const facts = await checkSite(p.site, { write: !p.dryRun }, ctx, report);
   const zone = defaultZone(p.defaultTimezone, facts);
   report.defaultTimezone = zone;
   const state = stateFor(ctx);

@@ -8,9 +8,11 @@ import { RunFailedError, type RunContext } from './context.ts';
  * The preflight of a run's site (src/api/preflight.ts), its failure turned into the run's failure
  * (exit 1, one message naming the fix). Every run calls it before reading items.
  */
-export async function checkSite(site: ResolvedSite, opts: { write: boolean }, ctx: RunContext): Promise<SiteFacts> {
+export async function checkSite(site: ResolvedSite, opts: { write: boolean }, ctx: RunContext, report?: { countRequests(s: SiteFacts['requests']): void }): Promise<SiteFacts> {
   try {
-    return await preflight(site.connection, { write: opts.write, signal: ctx.signal });
+    const facts = await preflight(site.connection, { write: opts.write, signal: ctx.signal });
+    report?.countRequests(facts.requests);
+    return facts;
   } catch (err) {
     if (err instanceof PreflightError) throw new RunFailedError(err.code, err.message, { cause: err });
     throw err;

@@ -85,8 +85,8 @@ export class SiteSync {
   async plan(onPage: (page: SyncPage) => Promise<void>): Promise<SyncPlan> {
     const { p, ctx } = this;
     // Both sites answer, carry the calendar namespace and (the target) accept our credentials.
-    await checkSite(p.from, { write: false }, ctx);
-    await checkSite(p.to, { write: !p.dryRun }, ctx);
+    await checkSite(p.from, { write: false }, ctx, this.report);
+    await checkSite(p.to, { write: !p.dryRun }, ctx, this.report);
     const source = (this.source ??= new CalendarClient({ ...p.from.connection, language: p.lang, ...clientHooks(ctx, p.from.key) }));
     // The source's category tree, so parents can be created first on the target.
     const categoriesById = new Map<number, TermRecord>();
