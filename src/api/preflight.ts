@@ -31,7 +31,7 @@ const CALENDAR_NAMESPACES = ['tribe/events/v1', 'calendar/events/v1'];
  * costs seconds and one clear message instead of one failing request per item:
  *  1. the REST index at the root answers JSON with `namespaces` (WordPress);
  *  2. the calendar namespace is among them;
- *  3. with credentials (required when writing), a list only editors may read is allowed:
+ *  3. when writing, credentials are present and a list only editors may read is allowed:
  *     `status=draft` is refused (400) to anonymous callers and answered to editors, on real
  *     TEC 6.17 sites and the sandbox alike.
  * The index also publishes the site's zone, the default for floating times.
@@ -55,7 +55,8 @@ export async function preflight(conn: SiteConnection, opts: PreflightOptions): P
     if (!conn.auth && opts.write) {
       throw new PreflightError('no-credentials', root, `no credentials for ${root}: set CALSYNC_USER and CALSYNC_PASSWORD (an application password), or CALSYNC_TOKEN, or the site's credentials in the config`);
     }
-    if (conn.auth) await checkEditRights(get, namespace, root, conn.auth);
+    // A reader's wrong credentials were refused at the index already; edit rights matter to writers.
+    if (conn.auth && opts.write) await checkEditRights(get, namespace, root, conn.auth);
     return { namespaces, ...siteZone(json), requests: stats };
   } finally {
     await transport.close();

@@ -214,7 +214,9 @@ export async function runIcsExport(p: ExportParams, ctx: ExportContext = {}): Pr
     }
   };
   // A dead site, a wrong password or a URL that is not a calendar site: one message, before any page.
-  await preflight(p.connection, { write: false, signal: ctx.signal });
+  await preflight(p.connection, { write: false, signal: ctx.signal }).catch((err: unknown) => {
+    throw ctx.signal?.aborted ? new ExportAbortedError({ cause: err }) : err;
+  });
   const client = new CalendarClient(p.connection);
   const files: ExportFile[] = [];
   try {
