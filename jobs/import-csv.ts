@@ -4,11 +4,12 @@ import { z } from 'zod';
 import type { CalsyncConfig } from '../src/config/schema.ts';
 import { resolveSite } from '../src/config/sites.ts';
 import { Language } from '../src/model/languages.ts';
+import { ZoneName } from '../src/model/zone-option.ts';
 import { sourceKeyFrom } from '../src/model/identity.ts';
 import { bullConnection } from '../src/queue/connection.ts';
 import { shortRowsWarning } from '../src/sources/csv/index.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
-import { chunks, csvOpener, inspect, processChunk, type CsvChunk, type CsvImportParams, type RejectRow } from '../src/runs/import-csv.ts';
+import { chunks, csvOpener, inspect, prepareCsv, processChunk, type CsvChunk, type CsvImportParams, type RejectRow } from '../src/runs/import-csv.ts';
 import { RunReport, type ReportJson } from '../src/sync/report.ts';
 import { assembleRejects, capFailures, omittedWarning, spoolChunkRejects } from './csv-rejects.ts';
 import { ConfiguredSiteName, QueueLocation } from './payload.ts';
@@ -32,7 +33,8 @@ export const CsvImportOptions = z.object({
   dateFormat: z.string().optional(),
   encoding: z.string().default('auto'),
   delimiter: z.enum(['auto', ',', ';', '\t', '|']).default('auto'),
-  defaultTimezone: z.string().default('UTC'),
+  /** Zone for floating times; absent: the target site's own zone. */
+  defaultTimezone: ZoneName.optional(),
   status: z.enum(['publish', 'draft']).default('publish'),
   createTerms: z.boolean().default(true),
   adoptLinked: z.enum(['link', 'overwrite']).default('link'),
@@ -108,7 +110,8 @@ export const importCsvJob = defineJob({
   historyName: (p) => ('location' in p ? (p.source ?? sourceKeyFrom(p.location)) : p.source),
   async process(job, payload, deps) {
     const o = resolveCsvPayload(payload, deps.config);
-    const params = csvParams(o, deps.config, { allowFiles: o.configured });
+    // Preflight and the site's zone for rows without one, before any row is read (src/runs/import-csv.ts).
+    const { params } = await prepareCsv(csvParams(o, deps.config, { allowFiles: o.configured }), {});
     const runId = `csv-${String(job.id).replace(/[^A-Za-z0-9_-]/g, '-')}`;
     const open = await csvOpener(params);
     const inspection = await inspect(params, open);

@@ -3,6 +3,7 @@ import { parseWindow } from '../src/config/dates.ts';
 import type { CalsyncConfig, IcsSourceConfig } from '../src/config/schema.ts';
 import { resolveSite } from '../src/config/sites.ts';
 import { Language } from '../src/model/languages.ts';
+import { ZoneName } from '../src/model/zone-option.ts';
 import { sourceKeyFrom } from '../src/model/identity.ts';
 import { defineJob } from '../src/queue/job-definition.ts';
 import { withRunLock } from '../src/queue/run-lock.ts';
@@ -22,7 +23,8 @@ export const IcsImportOptions = z.object({
   window: z.string().optional(),
   retire: z.enum(['keep', 'draft', 'trash', 'delete']).default('keep'),
   onEdit: z.enum(['overwrite', 'preserve']).default('overwrite'),
-  defaultTimezone: z.string().default('UTC'),
+  /** Zone for floating times; absent: the target site's own zone. */
+  defaultTimezone: ZoneName.optional(),
   status: z.enum(['publish', 'draft']).default('publish'),
   createTerms: z.boolean().default(true),
   adoptLinked: z.enum(['link', 'overwrite']).default('link'),

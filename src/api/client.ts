@@ -1,3 +1,4 @@
+import type { CircuitBreaker } from './breaker.ts';
 import { resolveConnection, type CallOptions, type SiteConnection } from './connection.ts';
 import { Executor, type ClientStats } from './executor.ts';
 import { toQuery } from './query.ts';
@@ -77,6 +78,11 @@ export class CalendarClient {
   /** Attempts sent, retries made and 429s received since the client was created. */
   stats(): ClientStats {
     return this.#exec.stats();
+  }
+
+  /** The run's circuit breaker for this site: `error` is set once the site was taken as down. */
+  get breaker(): CircuitBreaker {
+    return this.#exec.breaker;
   }
 
   /** Closes the connection pool once in-flight requests finish. */

@@ -1,4 +1,5 @@
 import type { Language } from '../model/languages.ts';
+import { CircuitBreaker } from './breaker.ts';
 
 /** How to reach one site. Credentials come from config/env, never from a job payload. */
 export interface SiteConnection {
@@ -20,6 +21,8 @@ export interface SiteConnection {
   limiter?: { acquire(signal?: AbortSignal): Promise<void> };
   /** Metrics hook, called once per attempt. Exceptions it throws are ignored. */
   onRequest?: (info: RequestInfo) => void;
+  /** Shared by the clients of one run, so a dead site opens it once for all (default: one per client). */
+  breaker?: CircuitBreaker;
 }
 
 export interface RequestInfo {
@@ -60,6 +63,7 @@ export interface ResolvedConnection {
   userAgent: string;
   limiter?: SiteConnection['limiter'];
   onRequest?: SiteConnection['onRequest'];
+  breaker: CircuitBreaker;
 }
 
 export function resolveConnection(conn: SiteConnection): ResolvedConnection {
@@ -83,5 +87,6 @@ export function resolveConnection(conn: SiteConnection): ResolvedConnection {
     userAgent: conn.userAgent ?? 'calsync/0.1 (+https://github.com/calsync/calsync)',
     limiter: conn.limiter,
     onRequest: conn.onRequest,
+    breaker: conn.breaker ?? new CircuitBreaker(new URL(conn.restRoot).origin),
   };
 }

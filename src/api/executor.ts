@@ -5,6 +5,7 @@ import {
   NetworkError,
   RequestValidationError,
   ResponseFormatError,
+  SiteDownError,
   SlugMismatchError,
   TimeoutError,
   type TimeoutKind,
@@ -19,6 +20,7 @@ import {
   type Decision,
   type RetryKind,
 } from './retry.ts';
+import { isSiteFailure } from './breaker.ts';
 import type { AttemptRequest, RawResponse, Transport } from './transport.ts';
 
 /**
@@ -71,7 +73,8 @@ function isTyped(err: unknown): boolean {
     err instanceof NetworkError ||
     err instanceof ResponseFormatError ||
     err instanceof RequestValidationError ||
-    err instanceof SlugMismatchError
+    err instanceof SlugMismatchError ||
+    err instanceof SiteDownError
   );
 }
 
@@ -95,6 +98,10 @@ export class Executor {
     return { ...this.#stats };
   }
 
+  get breaker() {
+    return this.#conn.breaker;
+  }
+
   async call<T>(spec: CallSpec<T>, opts: CallOptions = {}): Promise<T> {
     const lang = opts.lang ?? this.#conn.language;
     const query: Array<[string, string]> = [...(spec.query ?? [])];
@@ -110,6 +117,7 @@ export class Executor {
       signal.throwIfAborted();
       for (;;) {
         attempt++;
+        this.#conn.breaker.check();
         await this.#waitGate(signal);
         await this.#conn.limiter?.acquire(signal);
         // The limiter may have held us while another call was told to back off.
@@ -129,14 +137,20 @@ export class Executor {
           const code = networkCode(err);
           this.#report(spec, 'network-error', started, attempt);
           failure = this.#networkError(code, err, where, attempt);
+          this.#conn.breaker.failed(`${spec.method} ${spec.route} → network error ${code}`);
           decision = decideAfterNetworkError(code, spec.kind, spec.verify !== undefined);
         }
         if (res) {
           if (res.status === 429 || res.status === 503) retryAfterMs = parseRetryAfter(res.headers['retry-after']);
           if (res.status === 429) this.#stats.throttled++;
           this.#report(spec, res.status, started, attempt, retryAfterMs);
-          if (res.status >= 200 && res.status < 300) return this.#success(spec, res, ctx);
+          if (res.status >= 200 && res.status < 300) {
+            this.#conn.breaker.succeeded();
+            return this.#success(spec, res, ctx);
+          }
           const err = errorFromResponse(res, ctx);
+          if (isSiteFailure(res.status, err.code)) this.#conn.breaker.failed(`${spec.method} ${spec.route} → ${res.status} ${err.code}`);
+          else this.#conn.breaker.succeeded();
           const recovered = spec.recover?.(err);
           if (recovered !== undefined) return recovered;
           failure = err;

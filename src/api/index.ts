@@ -21,3 +21,5 @@ export * from './schemas/lists.ts';
 export { WallTime, QueryDate, Slug, DateDetails, Image } from './schemas/common.ts';
 export { WpErrorBody } from './schemas/errors.ts';
 export { backoffDelay, parseRetryAfter } from './retry.ts';
+export { CircuitBreaker, DEFAULT_BREAKER_THRESHOLD } from './breaker.ts';
+export { preflight, type SiteFacts, type PreflightOptions } from './preflight.ts';

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load.ts';
 import { RunFailedError } from '../runs/context.ts';
@@ -13,6 +14,8 @@ import { registerWorker } from './commands/worker.ts';
 import type { GlobalOptions } from './runtime.ts';
 import { terminalSafe } from '../util/terminal.ts';
 
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 /** Exit codes: 0 nothing failed, 2 some items failed, 1 the run failed as a whole. */
 let exitCode = 0;
 const setExit = (code: number) => {
@@ -26,6 +29,7 @@ export function buildProgram(): Command {
     .option('--redis <url>', 'Redis URL (default $REDIS_URL, the config, or the embedded local server)')
     .option('--log-level <level>', 'pino log level', process.env.LOG_LEVEL ?? 'warn')
     .option('--prefix <prefix>', 'Redis key prefix for queues and state', process.env.CALSYNC_PREFIX ?? 'calsync')
+    .version(VERSION, '--version', 'print the calsync version')
     .showHelpAfterError();
   const globals = () => program.opts<GlobalOptions>();
   const importCmd = program.command('import').description('Import events, venues or organizers from a feed or file');
@@ -52,7 +56,8 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     const known = err instanceof ConfigError || err instanceof RunFailedError || (err as { code?: string }).code?.startsWith?.('calsync:');
-    process.stderr.write(`calsync: ${terminalSafe((err as Error).message, { multiline: true })}\n`);
+    // One line per problem (bad options report each), each with the program's name; printed, never interpreted.
+    for (const line of String((err as Error).message).split('\n')) process.stderr.write(`calsync: ${terminalSafe(line)}\n`);
     if (!known && process.env.LOG_LEVEL === 'debug') process.stderr.write(`${(err as Error).stack}\n`);
     process.exitCode = 1;
     return;

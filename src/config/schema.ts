@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Language } from '../model/languages.ts';
+import { ZoneName } from '../model/zone-option.ts';
 
 const CRON = /^(\S+\s+){4,5}\S+$/;
 const INTERVAL = /^\d+(ms|s|m|h|d)$/;
@@ -49,7 +50,8 @@ const SourceBase = {
   language: Language.default('en'),
   schedule: Schedule.optional(),
   status: z.enum(['publish', 'draft']).default('publish'),
-  defaultTimezone: z.string().default('UTC'),
+  /** Zone for floating times; absent: the target site's own zone. */
+  defaultTimezone: ZoneName.optional(),
   createTerms: z.boolean().default(true),
   /** Venues/organizers already on the site that calsync did not create: link only, or overwrite their fields. */
   adoptLinked: z.enum(['link', 'overwrite']).default('link'),

@@ -1,3 +1,4 @@
+import { preflight } from '../api/preflight.ts';
 import { CalendarClient, type EventRecord, type SiteConnection } from '../api/index.ts';
 import type { Language } from '../model/languages.ts';
 import { assertFeedName, feedFileName, isLanguage, writeArtifact } from './artifacts.ts';
@@ -212,6 +213,10 @@ export async function runIcsExport(p: ExportParams, ctx: ExportContext = {}): Pr
       // progress is advisory
     }
   };
+  // A dead site, a wrong password or a URL that is not a calendar site: one message, before any page.
+  await preflight(p.connection, { write: false, signal: ctx.signal }).catch((err: unknown) => {
+    throw ctx.signal?.aborted ? new ExportAbortedError({ cause: err }) : err;
+  });
   const client = new CalendarClient(p.connection);
   const files: ExportFile[] = [];
   try {

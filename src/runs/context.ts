@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
-import type { RequestInfo, SiteConnection } from '../api/index.ts';
+import { CircuitBreaker, type CalendarClient, type RequestInfo, type SiteConnection } from '../api/index.ts';
 import type { Logger } from 'pino';
 import type { Language } from '../model/languages.ts';
 import { MemoryLedger, RedisLedger, type Ledger } from '../sync/ledger.ts';
+import type { ReportJson } from '../sync/report.ts';
 import { MemoryState, RedisState, type StateStore } from '../sync/state.ts';
 
 /** Progress of a run, reported to BullMQ job progress or the CLI's progress bar. */
@@ -25,12 +26,17 @@ export interface RunContext {
   limiterFor?: (siteKey: string) => { acquire(signal?: AbortSignal): Promise<void> } | undefined;
   /** Metrics hook per request attempt, by site. */
   onRequest?: (siteKey: string, info: RequestInfo) => void;
+  /** One circuit breaker per site for the whole run (the CSV run's chunks share it); absent: one per client. */
+  breakers?: Map<string, CircuitBreaker>;
 }
 
 /** The per-site options every run passes to its CalendarClient. */
-export function clientHooks(ctx: RunContext, siteKey: string): Pick<SiteConnection, 'limiter' | 'onRequest'> {
+export function clientHooks(ctx: RunContext, siteKey: string, restRoot?: string): Pick<SiteConnection, 'limiter' | 'onRequest' | 'breaker'> {
+  let breaker = ctx.breakers?.get(siteKey);
+  if (!breaker && ctx.breakers && restRoot) ctx.breakers.set(siteKey, (breaker = new CircuitBreaker(new URL(restRoot).origin)));
   return {
     limiter: ctx.limiterFor?.(siteKey),
+    ...(breaker ? { breaker } : {}),
     ...(ctx.onRequest ? { onRequest: (info: RequestInfo) => ctx.onRequest?.(siteKey, info) } : {}),
   };
 }
@@ -46,9 +52,25 @@ export function stateFor(ctx: RunContext): StateStore {
 /** Raised for a run that failed as a whole (exit code 1): the feed could not be read, the guard tripped… */
 export class RunFailedError extends Error {
   readonly code: string;
+  /** The run's report up to the failure, with `failure` set (what `--json` prints). */
+  report?: ReportJson;
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'RunFailedError';
     this.code = code;
   }
+}
+
+/** A client whose site stopped answering ends the run (exit 1) instead of failing every remaining item. */
+export function throwIfSiteDown(client: CalendarClient): void {
+  const down = client.breaker.error;
+  if (down) throw new RunFailedError(down.code, down.message, { cause: down });
+}
+
+/** Attaches the report so far to a run failure, so `--json` and job results still carry one. */
+export function failedWith(err: unknown, report: { finish(): ReportJson; failure?: { code: string; message: string } }): unknown {
+  if (!(err instanceof RunFailedError) || err.report) return err;
+  report.failure = { code: err.code, message: err.message };
+  err.report = report.finish();
+  return err;
 }

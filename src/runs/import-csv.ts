@@ -12,7 +12,8 @@ import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter } from '../sync/events.ts';
 import type { AdoptLinked } from '../sync/linked.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
-import { clientHooks, ledgerFor, RunFailedError, type RunContext } from './context.ts';
+import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
+import { checkSite, defaultZone, type DefaultZone } from './site-check.ts';
 
 export interface CsvImportParams {
   location: string;
@@ -25,7 +26,8 @@ export interface CsvImportParams {
   dateFormat?: string;
   encoding?: string;
   delimiter?: CsvOptions['delimiter'];
-  defaultTimezone: string;
+  /** Zone for rows without one; undefined until prepareCsv() puts the site's own zone there. */
+  defaultTimezone?: string;
   status: 'publish' | 'draft';
   createTerms: boolean;
   /** Venues/organizers already on the site that calsync did not create. @defaultValue 'link' */
@@ -84,9 +86,20 @@ export function csvOptions(p: CsvImportParams): CsvOptions {
     mapping: p.mapping,
     key: p.key,
     dateFormat: p.dateFormat,
-    defaultTimezone: p.defaultTimezone,
+    defaultTimezone: p.defaultTimezone ?? 'UTC',
     status: p.status,
   };
+}
+
+/**
+ * Before any row is read: the site's preflight (a dead site, a wrong password or a URL that is
+ * not a calendar site end the run here), and the zone for rows without one, which is the site's
+ * own unless one was given. The inline run and the flow's planner both start with it.
+ */
+export async function prepareCsv(p: CsvImportParams, ctx: RunContext, report?: RunReport): Promise<{ params: CsvImportParams; zone: DefaultZone }> {
+  const facts = await checkSite(p.site, { write: !p.dryRun }, ctx, report);
+  const zone = defaultZone(p.defaultTimezone, facts);
+  return { params: { ...p, defaultTimezone: zone.zone }, zone };
 }
 
 /** Reads the file once to decide encoding, delimiter, header, mapping and date format. */
@@ -119,7 +132,7 @@ export async function* chunks(p: CsvImportParams, open: () => NodeJS.ReadableStr
  */
 export async function processChunk(p: CsvImportParams, chunk: CsvChunk, ctx: RunContext = {}): Promise<ChunkResult> {
   const report = new RunReport({ id: ctx.runId ?? randomUUID(), kind: 'import-csv', source: p.sourceKey, site: p.site.name, language: p.lang, dryRun: p.dryRun });
-  const client = new CalendarClient({ ...p.site.connection, language: p.lang, ...clientHooks(ctx, p.site.key) });
+  const client = new CalendarClient({ ...p.site.connection, language: p.lang, ...clientHooks(ctx, p.site.key, p.site.connection.restRoot) });
   const ledger = ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey });
   const rawByLine = new Map(chunk.items.map((i) => [i.line, i.raw]));
   try {
@@ -147,6 +160,7 @@ export async function processChunk(p: CsvImportParams, chunk: CsvChunk, ctx: Run
         else await writer.linked.organizer(r.draft as OrganizerDraft, origin);
       }
     }
+    throwIfSiteDown(client);
   } finally {
     report.countRequests(client.stats());
     await client.close();
@@ -171,6 +185,16 @@ export async function writeRejects(file: string, rejects: RejectRow[], inspectio
 /** The inline run (CLI): the same chunks through the same processor, one after another. */
 export async function runCsvImport(p: CsvImportParams, ctx: RunContext = {}): Promise<ReportJson & { rejectsFile?: string; unmapped?: string[] }> {
   const total = new RunReport({ id: ctx.runId ?? randomUUID(), kind: 'import-csv', source: p.sourceKey, site: p.site.name, language: p.lang, dryRun: p.dryRun });
+  try {
+    return await importCsv(p, { ...ctx, breakers: ctx.breakers ?? new Map() }, total);
+  } catch (err) {
+    throw failedWith(err, total);
+  }
+}
+
+async function importCsv(input: CsvImportParams, ctx: RunContext, total: RunReport): Promise<ReportJson & { rejectsFile?: string; unmapped?: string[] }> {
+  const { params: p, zone } = await prepareCsv(input, ctx, total);
+  total.defaultTimezone = zone;
   const open = await csvOpener(p);
   await ctx.onProgress?.({ phase: 'inspect', done: 0 });
   const inspection = await inspect(p, open);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { CalendarClient } from '../api/index.ts';
 import type { ResolvedSite } from '../config/sites.ts';
 import type { EventDraft, Normalized } from '../model/draft.ts';
@@ -11,7 +11,9 @@ import { SiteWriter, type OnEdit } from '../sync/events.ts';
 import type { AdoptLinked } from '../sync/linked.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
 import type { RetirePolicy } from '../sync/retire.ts';
-import { clientHooks, ledgerFor, stateFor, RunFailedError, type RunContext } from './context.ts';
+import { clientHooks, failedWith, ledgerFor, stateFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
+import { checkSite, defaultZone } from './site-check.ts';
+import { isLocalLocation, optionsFingerprint, reusableState, unchangedReason, type FetchState } from './rerun.ts';
 
 export interface IcsImportParams {
   /** URL (http, https, webcal) or a local file (CLI only: `allowFiles`). */
@@ -24,7 +26,8 @@ export interface IcsImportParams {
   onEdit: OnEdit;
   /** Venues/organizers already on the site that calsync did not create. @defaultValue 'link' */
   adoptLinked?: AdoptLinked;
-  defaultTimezone: string;
+  /** Zone for floating times; undefined: the site's own zone (its REST index says which). */
+  defaultTimezone?: string;
   status: 'publish' | 'draft';
   createTerms: boolean;
   categoriesAs: 'categories' | 'tags';
@@ -41,13 +44,6 @@ export interface IcsImportParams {
   parseLimits?: IcsParseLimits;
 }
 
-interface FetchState {
-  etag?: string;
-  lastModified?: string;
-  processedAt?: string;
-  uidsSample?: string[];
-}
-
 const BATCH = 250;
 
 /**
@@ -57,11 +53,23 @@ const BATCH = 250;
  */
 export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Promise<ReportJson> {
   const report = new RunReport({ id: ctx.runId ?? randomUUID(), kind: 'import-ics', source: p.sourceKey, site: p.site.name, language: p.lang, dryRun: p.dryRun });
+  try {
+    return await importIcs(p, ctx, report);
+  } catch (err) {
+    throw failedWith(err, report);
+  }
+}
+
+async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport): Promise<ReportJson> {
+  const facts = await checkSite(p.site, { write: !p.dryRun }, ctx, report);
+  const zone = defaultZone(p.defaultTimezone, facts);
+  report.defaultTimezone = zone;
   const state = stateFor(ctx);
   const stateKey = `fetch:${p.site.key}:${p.lang}:${p.sourceKey}`;
   const prev = (await state.get<FetchState>(stateKey)) ?? {};
-  const refreshAfter = p.refreshAfterMs ?? 24 * 3_600_000;
-  const recent = prev.processedAt !== undefined && Date.now() - Date.parse(prev.processedAt) < refreshAfter;
+  const options = optionsFingerprint(p, zone.zone);
+  // The "unchanged, skip" shortcut only holds for the same options after a run that failed nothing.
+  const reusable = !p.dryRun && reusableState(prev, options, p.refreshAfterMs ?? 24 * 3_600_000);
 
   await ctx.onProgress?.({ phase: 'fetch', done: 0 });
   let fetched;
@@ -70,21 +78,24 @@ export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Pr
       allow: p.allow,
       allowFiles: p.allowFiles,
       signal: ctx.signal,
-      conditional: recent && !p.dryRun ? { etag: prev.etag, lastModified: prev.lastModified } : undefined,
+      conditional: reusable ? { etag: prev.etag, lastModified: prev.lastModified } : undefined,
     });
   } catch (err) {
     const msg = err instanceof FetchError ? err.message : `could not read ${p.location}: ${(err as Error).message}`;
     throw new RunFailedError('fetch-failed', msg, { cause: err });
   }
-  if (fetched.notModified) {
+  const local = isLocalLocation(p.location);
+  const sha = fetched.body ? createHash('sha256').update(fetched.body).digest('hex') : undefined;
+  if (fetched.notModified || (reusable && sha !== undefined && sha === prev.sha)) {
     report.notModified = true;
+    report.unchangedReason = unchangedReason(local, fetched.notModified);
     ctx.log?.info({ source: p.sourceKey }, 'feed not modified');
     return report.finish();
   }
   if (!fetched.body) throw new RunFailedError('fetch-failed', `${p.location}: empty response`);
 
   await ctx.onProgress?.({ phase: 'parse', done: 0 });
-  const { items, summary } = await parseFeed(fetched.body, p, ctx.signal);
+  const { items, summary } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, ctx.signal);
   // The parser's own notes (recovered damage, untitled events, truncated series): already capped.
   for (const w of summary.warnings) report.warn(w);
   await dropUnsafeImages(items, { allow: p.allow }, (w) => report.warn(w));
@@ -94,6 +105,8 @@ export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Pr
   const ledger = ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey });
   try {
     await guardUidChurn(items, summary.uids, prev, ledger, p, report);
+    // Until this run ends clean, no later run may take the feed as done (a crash mid-write included).
+    if (!p.dryRun) await state.set(stateKey, { ...prev, clean: false } satisfies FetchState);
     const writer = new SiteWriter({
       client,
       ledger,
@@ -111,11 +124,14 @@ export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Pr
     for (let i = 0; i < items.length; i += BATCH) {
       if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
       await writer.writeEvents(items.slice(i, i + BATCH));
+      throwIfSiteDown(client);
       await ctx.onProgress?.({ phase: 'write', done: Math.min(i + BATCH, items.length), total: items.length });
     }
     await writer.retire({ policy: p.retire, window: p.window, maxShare: p.maxRetireShare, force: p.forceRetire });
+    throwIfSiteDown(client);
     if (!p.dryRun) {
-      await state.set(stateKey, { etag: fetched.etag, lastModified: fetched.lastModified, processedAt: new Date().toISOString(), uidsSample: summary.uids.slice(0, 200) } satisfies FetchState);
+      const clean = report.exitCode() === 0;
+      await state.set(stateKey, { etag: fetched.etag, lastModified: fetched.lastModified, processedAt: new Date().toISOString(), uidsSample: summary.uids.slice(0, 200), sha, options, clean } satisfies FetchState);
     }
   } finally {
     report.countRequests(client.stats());

@@ -11,7 +11,8 @@ import type { Ledger } from '../sync/ledger.ts';
 import type { AdoptLinked } from '../sync/linked.ts';
 import { RunReport, type ReportJson } from '../sync/report.ts';
 import type { RetirePolicy } from '../sync/retire.ts';
-import { clientHooks, ledgerFor, RunFailedError, type RunContext } from './context.ts';
+import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
+import { checkSite } from './site-check.ts';
 
 export interface SyncParams {
   from: ResolvedSite;
@@ -99,6 +100,9 @@ export class SiteSync {
   /** Reads the source window page by page; `onPage` receives each page once its links are resolved. */
   async plan(onPage: (page: SyncPage) => Promise<void>): Promise<SyncPlan> {
     const { p, ctx } = this;
+    // Both sites answer, carry the calendar namespace and (the target) accept our credentials.
+    await checkSite(p.from, { write: false }, ctx, this.report);
+    await checkSite(p.to, { write: !p.dryRun }, ctx, this.report);
     const source = (this.source ??= new CalendarClient({ ...p.from.connection, language: p.lang, ...clientHooks(ctx, p.from.key) }));
     // The same site through WordPress core's routes, for the text as typed (see raw-text.ts).
     this.rawSource ??= new CalendarClient({ ...p.from.connection, namespace: 'wp/v2', language: p.lang, ...clientHooks(ctx, p.from.key) });
@@ -197,8 +201,9 @@ export class SiteSync {
     return out;
   }
 
-  write(page: SyncPage): Promise<void> {
-    return this.writer.writePlanned(page.items);
+  async write(page: SyncPage): Promise<void> {
+    await this.writer.writePlanned(page.items);
+    throwIfSiteDown(this.target);
   }
 
   /** Retires what vanished from (or was trashed at) the source; `plan` is given when another job planned. */
@@ -206,6 +211,7 @@ export class SiteSync {
     for (const s of plan?.seen ?? []) this.writer.seen.add(s);
     for (const s of plan?.cancelled ?? []) this.writer.cancelled.add(s);
     await this.writer.retire({ policy: this.p.retire, window: this.p.window, maxShare: this.p.maxRetireShare, force: this.p.forceRetire });
+    throwIfSiteDown(this.target);
   }
 
   async close(): Promise<void> {
@@ -235,6 +241,8 @@ export async function runSiteSync(p: SyncParams, ctx: RunContext = {}): Promise<
     });
     await ctx.onProgress?.({ phase: 'sync', done: written, total: written });
     await sync.retire(plan);
+  } catch (err) {
+    throw failedWith(err, report);
   } finally {
     await sync.close();
   }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Ctx, Endpoint, Reply } from './context.ts';
+import { offsetAt } from '../model/timezones.ts';
 import { ApiError } from './errors.ts';
 
 /** The OpenAPI 3.0.0 document a real 6.17.2 site serves at /doc (servers rewritten per request). */
@@ -57,7 +58,7 @@ export function siteIndex(restRoot: string, origin: string, namespaces: string[]
     description: 'A local calendar site',
     url: origin,
     home: origin,
-    timezone_string: timezone === 'UTC' ? '' : timezone,
+    ...zoneFields(timezone),
     namespaces: [...namespaces, 'wp/v2'],
     authentication: {
       'application-passwords': { endpoints: { authorization: `${origin}/wp-admin/authorize-application.php` } },
@@ -65,4 +66,16 @@ export function siteIndex(restRoot: string, origin: string, namespaces: string[]
     routes: {},
     _links: { help: [{ href: 'https://developer.wordpress.org/rest-api/' }], self: [{ href: `${restRoot}/` }] },
   };
+}
+
+/**
+ * The site's zone as WordPress's index publishes it: an IANA zone as `timezone_string` with
+ * `gmt_offset` its offset now in hours (a number); UTC or a manual offset (`UTC+5.5`) as an empty
+ * `timezone_string` and `gmt_offset` the stored option, a string (`"0"`, `"5.5"`).
+ */
+export function zoneFields(timezone: string, now = Date.now()): { timezone_string: string; gmt_offset: string | number } {
+  if (timezone === 'UTC') return { timezone_string: '', gmt_offset: '0' };
+  const manual = /^UTC([+-]\d+(?:\.\d+)?)$/.exec(timezone);
+  if (manual) return { timezone_string: '', gmt_offset: String(Number(manual[1])) };
+  return { timezone_string: timezone, gmt_offset: Math.round((offsetAt(timezone, Math.floor(now / 1000)) / 3600) * 100) / 100 };
 }

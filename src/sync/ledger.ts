@@ -39,6 +39,12 @@ export interface Ledger {
   /** Every entry of a kind, streamed (HSCAN) so a 100k-event ledger is not one reply. */
   entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]>;
   size(kind: LedgerKind): Promise<number>;
+  /**
+   * The spelling a venue/organizer name is written with: the first one recorded for its key wins
+   * (set-if-absent), so chunks and workers that meet "Carnival UK" and "carnival UK" all write the
+   * same one and a re-import finds nothing to change.
+   */
+  claimName(kind: 'venues' | 'organizers', key: string, name: string): Promise<string>;
 }
 
 export interface LedgerScope {
@@ -125,6 +131,12 @@ export class RedisLedger implements Ledger {
   async size(kind: LedgerKind): Promise<number> {
     return this.redis.hlen(this.key(kind));
   }
+  async claimName(kind: 'venues' | 'organizers', key: string, name: string): Promise<string> {
+    const hash = `${this.key(kind)}:names`;
+    const res = await this.redis.multi().hsetnx(hash, key, name).hget(hash, key).exec();
+    const stored = res?.[1]?.[1];
+    return typeof stored === 'string' ? stored : name;
+  }
 }
 
 /** For inline runs without Redis: the run still creates no duplicates (upsert by slug), it only rewrites. */
@@ -149,5 +161,11 @@ export class MemoryLedger implements Ledger {
   }
   async size(kind: LedgerKind) {
     return this.maps[kind].size;
+  }
+  private readonly names = new Map<string, string>();
+  async claimName(kind: 'venues' | 'organizers', key: string, name: string) {
+    const k = `${kind}\u0000${key}`;
+    if (!this.names.has(k)) this.names.set(k, name);
+    return this.names.get(k)!;
   }
 }

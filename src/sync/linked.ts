@@ -66,12 +66,29 @@ export class LinkedResolver {
   /** `origin` is given when the venue is an item of its own (a row of a venues CSV). */
   venue(d: VenueDraft, origin?: Origin): Promise<number | undefined> {
     const key = this.venueSlug(d);
-    return this.once('venues', key, () => this.upsert('venues', key, d.venue, venueBody(d, { status: this.opts.status }), origin, d.slug));
+    return this.once('venues', key, async () => {
+      const venue = await this.spelling('venues', key, d.venue);
+      return this.upsert('venues', key, venue, venueBody({ ...d, venue }, { status: this.opts.status }), origin, d.slug);
+    });
   }
 
   organizer(d: OrganizerDraft, origin?: Origin): Promise<number | undefined> {
     const key = this.organizerSlug(d);
-    return this.once('organizers', key, () => this.upsert('organizers', key, d.organizer, organizerBody(d, { status: this.opts.status }), origin, d.slug));
+    return this.once('organizers', key, async () => {
+      const organizer = await this.spelling('organizers', key, d.organizer);
+      return this.upsert('organizers', key, organizer, organizerBody({ ...d, organizer }, { status: this.opts.status }), origin, d.slug);
+    });
+  }
+
+  /**
+   * One identity, several spellings ("Carnival UK", "carnival UK"): the first spelling the ledger
+   * recorded for the key is written by every chunk and worker, so none of them undoes another's
+   * write and a re-import writes nothing. Only spellings of the same name (termKey) are merged.
+   */
+  private async spelling(kind: LinkedKind, key: string, name: string): Promise<string> {
+    if (this.opts.dryRun) return name; // a dry run records nothing
+    const recorded = await this.ledger.claimName(kind, key, name);
+    return termKey(recorded) === termKey(name) ? recorded : name;
   }
 
   private once(kind: LinkedKind, slug: string, fn: () => Promise<number | undefined>) {

@@ -48,6 +48,12 @@ export const ReportJson = z.object({
   notModified: z.boolean().optional(),
   /** Venues/organizers that were already on the site (not created by calsync) and were only linked. */
   linked: z.array(z.object({ kind: z.enum(['venues', 'organizers']), id: z.number(), name: z.string() })).optional(),
+  /** Why the run skipped its work (`notModified`): HTTP 304, a local file or content unchanged since the last clean run. */
+  unchangedReason: z.string().optional(),
+  /** The zone floating times were read in, and why that one (an option, the site's own setting). */
+  defaultTimezone: z.object({ zone: z.string(), from: z.string() }).optional(),
+  /** Set when the run failed as a whole (exit 1): what happened, as the one-line message says. */
+  failure: z.object({ code: z.string(), message: z.string() }).optional(),
   /** Requests this run sent to the site(s): attempts, retries among them, 429 answers. */
   requests: z.object({ total: z.number(), retries: z.number(), throttled: z.number() }).optional(),
 });
@@ -74,6 +80,9 @@ export class RunReport {
   readonly linked: NonNullable<ReportJson['linked']> = [];
   retire?: z.infer<typeof RetireSummary>;
   notModified?: boolean;
+  unchangedReason?: string;
+  defaultTimezone?: { zone: string; from: string };
+  failure?: { code: string; message: string };
   requests?: { total: number; retries: number; throttled: number };
   readonly run: ReportJson['run'];
 
@@ -138,6 +147,9 @@ export class RunReport {
       warnings: this.warnings,
       ...(this.linked.length ? { linked: this.linked } : {}),
       ...(this.notModified !== undefined ? { notModified: this.notModified } : {}),
+      ...(this.unchangedReason ? { unchangedReason: this.unchangedReason } : {}),
+      ...(this.defaultTimezone ? { defaultTimezone: this.defaultTimezone } : {}),
+      ...(this.failure ? { failure: this.failure } : {}),
       ...(this.requests ? { requests: this.requests } : {}),
     };
   }
@@ -164,7 +176,9 @@ export function formatReport(r: ReportJson, opts: { maxItems?: number } = {}): s
   const lines: string[] = [];
   const { run } = r;
   lines.push(`${run.kind} ${run.source} → ${run.site} [${run.language}]${run.dryRun ? ' (dry run: nothing written)' : ''}`);
-  if (r.notModified) lines.push('  feed not modified since the last run (HTTP 304): nothing to do');
+  if (r.failure) lines.push(`  FAILED: ${r.failure.message}`);
+  if (r.notModified) lines.push(`  ${r.unchangedReason ?? 'feed not modified since the last run'}: nothing to do`);
+  if (r.defaultTimezone) lines.push(`  floating times read in ${r.defaultTimezone.zone} (${r.defaultTimezone.from})`);
   for (const kind of ITEM_KINDS) {
     const c = r.counts[kind];
     if (!c || (c.read === 0 && c.retired === 0)) continue;

@@ -94,7 +94,9 @@ describe('ICS export from a site', () => {
     expect(frText).toContain('X-WR-CALNAME:city (fr)');
 
     // Venues, organizers and terms came embedded in the events: only event list pages were read.
-    expect(Object.keys(sb.stats().byRoute)).toEqual(['GET /events']);
+    // Besides the preflight's one look at the site index (src/api/preflight.ts).
+    expect(Object.keys(sb.stats().byRoute)).toEqual(['GET (site index)', 'GET /events']);
+    expect(sb.stats().byRoute['GET (site index)']).toBe(1);
   });
 
   it('includes an event that started before the window and ends inside it; hidden, draft and outside events are not there', async () => {

@@ -193,11 +193,15 @@ describe('the same import delivered twice', () => {
     await events.waitUntilReady();
     try {
       const [j1, j2] = await Promise.all([queue.add('import-ics', { source: 'twice' }), queue.add('import-ics', { source: 'twice' })]);
-      const [r1, r2] = (await Promise.all([j1.waitUntilFinished(events, 60_000), j2.waitUntilFinished(events, 60_000)])) as { counts: { events: { created: number; unchanged: number; read: number } } }[];
+      type R = { counts: { events: { created: number; read: number } }; notModified?: boolean; unchangedReason?: string };
+      const [r1, r2] = (await Promise.all([j1.waitUntilFinished(events, 60_000), j2.waitUntilFinished(events, 60_000)])) as R[];
+      // One delivery imports; the other runs after it (the lock) and finds the feed's content the
+      // same as in that clean run with the same options, so it skips the work (issue 13 item 1).
+      const [first, second] = r1!.counts.events.created > 0 ? [r1!, r2!] : [r2!, r1!];
       const created = r1!.counts.events.created + r2!.counts.events.created;
-      const unchanged = r1!.counts.events.unchanged + r2!.counts.events.unchanged;
-      expect(created).toBe(r1!.counts.events.read);
-      expect(unchanged).toBe(r1!.counts.events.read);
+      expect(created).toBe(first.counts.events.read);
+      expect(first.counts.events.read).toBeGreaterThan(0);
+      expect(second).toMatchObject({ notModified: true, unchangedReason: 'feed content unchanged since the last run' });
       expect(env.sandbox.stats().byRoute['POST /events']).toBe(created);
       const all = env.sandbox.dump('en').events as { slug: string }[];
       expect(new Set(all.map((e) => e.slug)).size).toBe(all.length);

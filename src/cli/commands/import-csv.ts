@@ -6,7 +6,10 @@ import { formatReport, reportExitCode } from '../../sync/report.ts';
 import { createLogger } from '../../util/log.ts';
 import { ProgressLine } from '../progress.ts';
 import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
+import { z } from 'zod';
 import { intOption, splitList } from '../options.ts';
+import { withJsonFailure } from '../outcome.ts';
+import { OptionsError, parseOptions } from '../validate.ts';
 
 export function registerImportCsv(importCmd: Command, globals: () => GlobalOptions, setExit: (code: number) => void): void {
   importCmd
@@ -21,7 +24,7 @@ export function registerImportCsv(importCmd: Command, globals: () => GlobalOptio
     .option('--date-format <fmt>', 'date format for non-ISO dates: DD/MM/YYYY, MM/DD/YYYY, D.M.YYYY, …')
     .option('--encoding <enc>', 'auto|utf-8|utf-16le|windows-1252|iso-8859-1…', 'auto')
     .option('--delimiter <d>', 'auto|,|;|tab|pipe', 'auto')
-    .option('--default-tz <iana>', 'zone for rows without one', 'UTC')
+    .option('--default-tz <iana>', "zone for rows without one (default: the site's own zone)")
     .option('--lang <code>', 'site language (ml_language)', 'en')
     .option('--source <key>', 'source key (default: from the file name)')
     .option('--status <status>', 'post status of new records: publish|draft', 'publish')
@@ -35,8 +38,10 @@ export function registerImportCsv(importCmd: Command, globals: () => GlobalOptio
     .addHelpText(
       'after',
       `
-Identity: with --key the column's value; otherwise source + title + start + zone (as The Events Calendar
-does), so editing a row's title or start in the file makes a new event on the next import.
+Identity: with --key the column's value; otherwise source + title + start + the row's own zone column,
+so editing a row's title or start in the file makes a new event on the next import. Rows without a zone
+are read in --default-tz, else the site's own zone (as The Events Calendar's importer does); changing
+that zone later moves those events, it does not duplicate them.
 
 Examples:
   $ calsync import csv events.csv --site http://127.0.0.1:8787/wp-json --rejects rejects.csv
@@ -47,39 +52,57 @@ Exit codes: 0 nothing failed, 2 some rows failed, 1 the run failed as a whole (e
     )
     .action(async (location: string, o: Record<string, unknown>) => {
       const g = globals();
-      const log = createLogger({ level: g.logLevel });
-      const config = loadCliConfig(g);
-      const delimiter = o.delimiter === 'tab' ? '\t' : o.delimiter === 'pipe' ? '|' : o.delimiter;
-      const options = CsvImportOptions.parse({
-        location,
-        site: o.site,
-        kind: o.kind,
-        namespace: o.namespace,
-        source: o.source,
-        lang: o.lang,
-        map: o.map ? JSON.parse(readFileSync(o.map as string, 'utf8')) : undefined,
-        key: o.key,
-        dateFormat: o.dateFormat,
-        encoding: o.encoding,
-        delimiter,
-        defaultTimezone: o.defaultTz,
-        status: o.status,
-        createTerms: o.createTerms !== false,
-        adoptLinked: o.adoptLinked,
-        dryRun: Boolean(o.dryRun),
-        chunkSize: o.chunkSize,
-        rejects: o.rejects,
-        allow: (o.allow as string[] | undefined) ?? [],
+      const label = () => ({ kind: 'import-csv', source: String(o.source ?? location), site: String(o.site), language: String(o.lang), dryRun: Boolean(o.dryRun) });
+      await withJsonFailure(Boolean(o.json), label, async () => {
+        const delimiter = o.delimiter === 'tab' ? '\t' : o.delimiter === 'pipe' ? '|' : o.delimiter;
+        const options = parseOptions(CsvImportOptions, {
+          location,
+          site: o.site,
+          kind: o.kind,
+          namespace: o.namespace,
+          source: o.source,
+          lang: o.lang,
+          key: o.key,
+          dateFormat: o.dateFormat,
+          encoding: o.encoding,
+          delimiter,
+          defaultTimezone: o.defaultTz,
+          status: o.status,
+          createTerms: o.createTerms !== false,
+          adoptLinked: o.adoptLinked,
+          dryRun: Boolean(o.dryRun),
+          chunkSize: o.chunkSize,
+          rejects: o.rejects,
+          allow: (o.allow as string[] | undefined) ?? [],
+        }, { defaultTimezone: '--default-tz' });
+        if (o.map) options.map = readMapping(String(o.map));
+        const log = createLogger({ level: g.logLevel });
+        const config = loadCliConfig(g);
+        const params = csvParams(options, config, { allowFiles: true });
+        const r = await inlineRedis(g, config, log);
+        const progress = new ProgressLine({ enabled: !o.json || process.stderr.isTTY });
+        try {
+          const report = await runCsvImport(params, { redis: r.redis, prefix: g.prefix, log, onProgress: progress.update });
+          progress.done();
+          process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}${report.rejectsFile ? `\n  rejected rows written to ${report.rejectsFile}` : ''}\n`);
+          setExit(reportExitCode(report));
+        } finally {
+          progress.done();
+          await r.stop();
+        }
       });
-      const r = await inlineRedis(g, config, log);
-      const progress = new ProgressLine({ enabled: !o.json || process.stderr.isTTY });
-      try {
-        const report = await runCsvImport(csvParams(options, config, { allowFiles: true }), { redis: r.redis, prefix: g.prefix, log, onProgress: progress.update });
-        progress.done();
-        process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}${report.rejectsFile ? `\n  rejected rows written to ${report.rejectsFile}` : ''}\n`);
-        setExit(reportExitCode(report));
-      } finally {
-        await r.stop();
-      }
     });
+}
+
+/** The --map file: a JSON object of column → field, checked like any other option. */
+function readMapping(file: string): Record<string, string> {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new OptionsError([`--map: cannot read ${file}: ${(err as Error).message}`]);
+  }
+  const r = z.record(z.string(), z.string()).safeParse(json);
+  if (!r.success) throw new OptionsError([`--map: ${file} must be a JSON object of "column": "field" strings`]);
+  return r.data;
 }

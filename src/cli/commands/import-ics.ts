@@ -6,6 +6,8 @@ import { createLogger } from '../../util/log.ts';
 import { ProgressLine } from '../progress.ts';
 import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
 import { intOption, splitList } from '../options.ts';
+import { withJsonFailure } from '../outcome.ts';
+import { parseOptions } from '../validate.ts';
 
 export function registerImportIcs(importCmd: Command, globals: () => GlobalOptions, setExit: (code: number) => void): void {
   importCmd
@@ -22,7 +24,7 @@ export function registerImportIcs(importCmd: Command, globals: () => GlobalOptio
     .option('--retire <policy>', 'what to do with events that vanished from the feed: keep|draft|trash|delete', 'keep')
     .option('--force-retire', 'retire even when more than the guard share (50%) vanished; accept regenerated UIDs')
     .option('--on-edit <policy>', 'events edited on the site since calsync wrote them: overwrite|preserve', 'overwrite')
-    .option('--default-tz <iana>', 'zone for floating times when the feed names none', 'UTC')
+    .option('--default-tz <iana>', "zone for floating times when the feed names none (default: the site's own zone)")
     .option('--status <status>', 'post status of new events: publish|draft', 'publish')
     .option('--create-terms', 'create missing categories/tags (default)')
     .option('--no-create-terms', 'do not create missing categories/tags')
@@ -45,37 +47,42 @@ Exit codes: 0 nothing failed, 2 some items failed, 1 the run failed as a whole.`
     )
     .action(async (location: string, o: Record<string, unknown>) => {
       const g = globals();
-      const log = createLogger({ level: g.logLevel });
-      const config = loadCliConfig(g);
-      const options = IcsImportOptions.parse({
-        location,
-        site: o.site,
-        namespace: o.namespace,
-        source: o.source,
-        lang: o.lang,
-        horizonDays: o.horizonDays,
-        pastDays: o.pastDays,
-        window: o.window,
-        retire: o.retire,
-        onEdit: o.onEdit,
-        defaultTimezone: o.defaultTz,
-        status: o.status,
-        createTerms: o.createTerms !== false,
-        adoptLinked: o.adoptLinked,
-        categoriesAs: o.categoriesAs,
-        dryRun: Boolean(o.dryRun),
-        forceRetire: Boolean(o.forceRetire),
-        allow: (o.allow as string[] | undefined) ?? [],
+      const label = () => ({ kind: 'import-ics', source: String(o.source ?? location), site: String(o.site), language: String(o.lang), dryRun: Boolean(o.dryRun) });
+      await withJsonFailure(Boolean(o.json), label, async () => {
+        const options = parseOptions(IcsImportOptions, {
+          location,
+          site: o.site,
+          namespace: o.namespace,
+          source: o.source,
+          lang: o.lang,
+          horizonDays: o.horizonDays,
+          pastDays: o.pastDays,
+          window: o.window,
+          retire: o.retire,
+          onEdit: o.onEdit,
+          defaultTimezone: o.defaultTz,
+          status: o.status,
+          createTerms: o.createTerms !== false,
+          adoptLinked: o.adoptLinked,
+          categoriesAs: o.categoriesAs,
+          dryRun: Boolean(o.dryRun),
+          forceRetire: Boolean(o.forceRetire),
+          allow: (o.allow as string[] | undefined) ?? [],
+        }, { defaultTimezone: '--default-tz' });
+        const log = createLogger({ level: g.logLevel });
+        const config = loadCliConfig(g);
+        const params = icsParams(options, config, { allowFiles: true });
+        const r = await inlineRedis(g, config, log);
+        const progress = new ProgressLine({ enabled: !o.json || process.stderr.isTTY });
+        try {
+          const report = await runIcsImport(params, { redis: r.redis, prefix: g.prefix, log, onProgress: progress.update });
+          progress.done();
+          process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+          setExit(reportExitCode(report));
+        } finally {
+          progress.done();
+          await r.stop();
+        }
       });
-      const r = await inlineRedis(g, config, log);
-      const progress = new ProgressLine({ enabled: !o.json || process.stderr.isTTY });
-      try {
-        const report = await runIcsImport(icsParams(options, config, { allowFiles: true }), { redis: r.redis, prefix: g.prefix, log, onProgress: progress.update });
-        progress.done();
-        process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
-        setExit(reportExitCode(report));
-      } finally {
-        await r.stop();
-      }
     });
 }

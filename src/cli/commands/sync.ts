@@ -6,6 +6,8 @@ import { createLogger } from '../../util/log.ts';
 import { ProgressLine } from '../progress.ts';
 import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
 import { splitList } from '../options.ts';
+import { withJsonFailure } from '../outcome.ts';
+import { parseOptions } from '../validate.ts';
 
 export function registerSync(program: Command, globals: () => GlobalOptions, setExit: (code: number) => void): void {
   program
@@ -37,32 +39,37 @@ Examples:
     )
     .action(async (o: Record<string, unknown>) => {
       const g = globals();
-      const log = createLogger({ level: g.logLevel });
-      const config = loadCliConfig(g);
-      const options = SyncOptions.parse({
-        from: o.from,
-        to: o.to,
-        fromNamespace: o.fromNamespace,
-        toNamespace: o.toNamespace,
-        langs: o.lang === 'all' ? 'all' : String(o.lang).split(','),
-        window: o.window,
-        retire: o.retire,
-        onEdit: o.onEdit,
-        adoptLinked: o.adoptLinked,
-        categories: o.categories,
-        tags: o.tags,
-        dryRun: Boolean(o.dryRun),
-        forceRetire: Boolean(o.forceRetire),
+      const label = () => ({ kind: 'sync-site', source: String(o.from), site: String(o.to), language: String(o.lang), dryRun: Boolean(o.dryRun) });
+      await withJsonFailure(Boolean(o.json), label, async () => {
+        const options = parseOptions(SyncOptions, {
+          from: o.from,
+          to: o.to,
+          fromNamespace: o.fromNamespace,
+          toNamespace: o.toNamespace,
+          langs: o.lang === 'all' ? 'all' : String(o.lang).split(','),
+          window: o.window,
+          retire: o.retire,
+          onEdit: o.onEdit,
+          adoptLinked: o.adoptLinked,
+          categories: o.categories,
+          tags: o.tags,
+          dryRun: Boolean(o.dryRun),
+          forceRetire: Boolean(o.forceRetire),
+        }, { langs: '--lang' });
+        const log = createLogger({ level: g.logLevel });
+        const config = loadCliConfig(g);
+        const list = syncParams(options, config);
+        const r = await inlineRedis(g, config, log);
+        const progress = new ProgressLine({ enabled: !o.json || process.stderr.isTTY });
+        try {
+          const report = await runSyncAll(list, (p) => runSiteSync(p, { redis: r.redis, prefix: g.prefix, log, onProgress: progress.update }));
+          progress.done();
+          process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+          setExit(reportExitCode(report));
+        } finally {
+          progress.done();
+          await r.stop();
+        }
       });
-      const r = await inlineRedis(g, config, log);
-      const progress = new ProgressLine({ enabled: !o.json || process.stderr.isTTY });
-      try {
-        const report = await runSyncAll(syncParams(options, config), (p) => runSiteSync(p, { redis: r.redis, prefix: g.prefix, log, onProgress: progress.update }));
-        progress.done();
-        process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
-        setExit(reportExitCode(report));
-      } finally {
-        await r.stop();
-      }
     });
 }

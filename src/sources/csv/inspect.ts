@@ -40,7 +40,7 @@ export function checkOptions(opts: CsvOptions): CheckedOptions {
   }
   const zone = parseZone(opts.defaultTimezone ?? 'UTC');
   if (!zone.ok || !zone.value) {
-    throw new CsvRefusedError(file, `default time zone: ${zone.ok ? 'empty' : zone.reason}`, 'give an IANA name with --timezone, e.g. Europe/Paris');
+    throw new CsvRefusedError(file, `default time zone: ${zone.ok ? 'empty' : zone.reason}`, 'give an IANA name with --default-tz, e.g. Europe/Paris');
   }
   let status: string | undefined;
   if (opts.status) {

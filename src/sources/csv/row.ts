@@ -396,9 +396,12 @@ function eventFields(row: Row, key: string | undefined, line: number): Record<st
   const isPrivate = row.bool('private');
   const terms = (field: string): TermDraft[] => splitTerms(row.get(field), ctx.delimiter).map((name) => ({ name }));
   // Markup and entities are cleaned once, for the whole draft (src/model/clean.ts); the identity
-  // keeps the title as written so slugs stay what they were.
+  // keeps the title as written so slugs stay what they were. A row without a zone is identified by
+  // its wall time alone, whatever zone it is read in (the site's, or --default-tz), so correcting
+  // the zone moves the events instead of duplicating them; its marker stays `UTC`, the default
+  // these rows had before, so their slugs do not change.
   const draft = cleanEvent(compact({
-    identity: key !== undefined ? `key:${key}` : dates && title ? `${title}|${dates.start_date}|${timezone}` : '',
+    identity: key !== undefined ? `key:${key}` : dates && title ? `${title}|${dates.start_date}|${(zone.ok && zone.value) || 'UTC'}` : '',
     title,
     description: row.text('description'),
     excerpt: row.text('excerpt'),
