@@ -102,6 +102,7 @@ export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Pr
       concurrency: p.site.concurrency,
       signal: ctx.signal,
     });
+    await writer.prime(items);
     for (let i = 0; i < items.length; i += BATCH) {
       if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
       await writer.writeEvents(items.slice(i, i + BATCH));
