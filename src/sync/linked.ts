@@ -48,6 +48,7 @@ export class LinkedResolver {
   private readonly ledger: Ledger;
   private readonly opts: LinkedResolverOptions;
   private readonly pending = new Map<string, Promise<number | undefined>>();
+  private readonly sameName = new Map<string, Promise<unknown>>();
   private dryRunIds = -1;
 
   constructor(client: CalendarClient, ledger: Ledger, opts: LinkedResolverOptions) {
@@ -67,12 +68,23 @@ export class LinkedResolver {
   /** `origin` is given when the venue is an item of its own (a row of a venues CSV). */
   venue(d: VenueDraft, origin?: Origin): Promise<number | undefined> {
     const key = this.venueSlug(d);
-    return this.once('venues', key, () => this.upsert('venues', key, d.venue, venueBody(d, { status: this.opts.status }), origin, d.slug));
+    return this.once('venues', key, () => this.byName('venues', d.venue, () => this.upsert('venues', key, d.venue, venueBody(d, { status: this.opts.status }), origin, d.slug)));
   }
 
   organizer(d: OrganizerDraft, origin?: Origin): Promise<number | undefined> {
     const key = this.organizerSlug(d);
-    return this.once('organizers', key, () => this.upsert('organizers', key, d.organizer, organizerBody(d, { status: this.opts.status }), origin, d.slug));
+    return this.once('organizers', key, () => this.byName('organizers', d.organizer, () => this.upsert('organizers', key, d.organizer, organizerBody(d, { status: this.opts.status }), origin, d.slug)));
+  }
+
+  /**
+   * Items of the same name (several spellings of one address) are written one after the other,
+   * so the second finds the first in the site index instead of racing it into a `<name>-2`.
+   */
+  private byName<T>(kind: LinkedKind, name: string, fn: () => Promise<T>): Promise<T> {
+    const k = `${kind}\u0000${termKey(name)}`;
+    const next = (this.sameName.get(k) ?? Promise.resolve()).then(fn);
+    this.sameName.set(k, next.catch(() => undefined));
+    return next;
   }
 
   /**
@@ -114,19 +126,23 @@ export class LinkedResolver {
   }
 
   /**
-   * After a create decided from the run's listing: a slug other than the one the name gives
-   * (`<name>-2`) means a record of that name appeared since the listing (another run). Like a
-   * lookup before the create would have, keep that one: trash ours and update it.
+   * After a create decided from the run's listing: a slug `<name>-N` where the name gives `<name>`
+   * means a record of that name appeared since the listing (another run). Like a lookup before
+   * the create would have, keep that one: trash ours and update it.
    */
   private async settleCollision(kind: LinkedKind, name: string, body: object, created: LinkedRecord, explicitSlug?: string): Promise<LinkedRecord> {
+    const candidates = slugCandidates(name, explicitSlug);
     const index = this.opts.index;
     const listed = await index?.linked(kind, 0);
     if (!index || !listed) return created;
     const res = kind === 'venues' ? this.client.venues : this.client.organizers;
-    const candidates = slugCandidates(name, explicitSlug);
     let kept = created;
-    if (!created.slug || !candidates.includes(created.slug)) {
-      const other = await this.findOnSite(kind, candidates, name, explicitSlug);
+    // `-N` is WordPress's de-duplication suffix unless the name itself ends in that number
+    // (`Haus 12` → `haus-12`, whatever the site makes of its letters).
+    const m = created.slug && !candidates.includes(created.slug) ? /^(.+)-(\d+)$/.exec(created.slug) : null;
+    const base = m && Number(m[2]) >= 2 && !slugify(name, 200).endsWith(`-${m[2]}`) ? m[1] : undefined;
+    if (base) {
+      const other = await this.findOnSite(kind, [base], name);
       if (other && other.id !== created.id && other.status !== 'trash') {
         await res.delete(created.id, { lang: this.opts.lang }).catch(() => undefined);
         kept = await res.update(other.id, body as never, { lang: this.opts.lang });

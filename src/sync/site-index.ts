@@ -82,6 +82,7 @@ export class SiteIndex {
   private readonly covered: DaySpan[] = [];
   private eventQueue: Promise<unknown> = Promise.resolve();
   private readonly linkedIndex: Partial<Record<'venues' | 'organizers', Promise<Map<string, LinkedEntry> | undefined>>> = {};
+  private readonly linkedDone: Partial<Record<'venues' | 'organizers', Map<string, LinkedEntry>>> = {};
   /** Requests spent on listings (for reports and benchmarks). */
   pages = 0;
 
@@ -154,23 +155,31 @@ export class SiteIndex {
         const name = (r as unknown as Record<string, unknown>)[field];
         if (r.slug) map.set(r.slug, { id: r.id, slug: r.slug, name: typeof name === 'string' ? name : '', status: r.status });
       },
-    ).then((complete) => (complete ? map : undefined));
+    ).then((complete) => (complete ? (this.linkedDone[kind] = map) : undefined));
     this.linkedIndex[kind] = p;
     return p;
   }
 
   /** Records a venue/organizer this run created, so a later item of the same name finds it. */
   noteLinked(kind: 'venues' | 'organizers', entry: LinkedEntry): void {
-    void this.linkedIndex[kind]?.then((map) => map?.set(entry.slug, entry));
+    this.linkedDone[kind]?.set(entry.slug, entry);
   }
 
-  /** The record a venue/organizer lookup by these slug candidates would find, or null when the site has none. */
+  /**
+   * The record a venue/organizer lookup by these slug candidates would find (else the oldest
+   * listed record of the same name), or null when the site has none.
+   */
   static findLinked(index: Map<string, LinkedEntry>, candidates: string[], name: string, explicitSlug?: string): LinkedEntry | null {
     for (const c of candidates) {
       const rec = index.get(c);
       if (rec && (c === explicitSlug || nameKey(rec.name) === nameKey(name))) return rec;
     }
-    return null;
+    // The site's slug of a name is not always ours (ß, scripts WordPress transliterates otherwise):
+    // the listing has the names, so a record of the same name is found all the same.
+    const key = nameKey(name);
+    let found: LinkedEntry | null = null;
+    for (const rec of index.values()) if (nameKey(rec.name) === key && (!found || rec.id < found.id)) found = rec;
+    return found;
   }
 
   /**
