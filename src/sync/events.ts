@@ -97,6 +97,7 @@ export class SiteWriter {
   readonly seen = new Set<string>();
   readonly cancelled = new Set<string>();
   private readonly firstOrigin = new Map<string, string>();
+  private readonly primed = new Map<string, LedgerEntry | null>();
   private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal' | 'termMemo'>> & Pick<SiteWriterOptions, 'lang' | 'signal' | 'termMemo'>;
 
   constructor(opts: SiteWriterOptions) {
@@ -113,9 +114,28 @@ export class SiteWriter {
   async prime(items: Normalized<EventDraft>[]): Promise<void> {
     if (this.o.dryRun) return;
     const drafts = items.flatMap((it) => (it.ok && !it.draft.cancelled ? [it.draft] : []));
-    const known = await this.o.ledger.getMany('events', drafts.map((d) => this.slugOf(d)));
+    const slugs = drafts.map((d) => this.slugOf(d));
+    const known = await this.o.ledger.getMany('events', slugs);
+    // Kept for writePlanned: read once, not twice (only this run writes these slugs meanwhile).
+    for (const slug of slugs) this.primed.set(slug, known.get(slug) ?? null);
     const unknown = drafts.filter((d) => !known.has(this.slugOf(d)));
     await this.index.coverEvents(spanOf(unknown), unknown.length);
+  }
+
+  /** Ledger entries of planned slugs: those read by prime() once, the rest from the ledger. */
+  private async ledgerEntries(slugs: string[]): Promise<Map<string, LedgerEntry>> {
+    const out = new Map<string, LedgerEntry>();
+    const rest: string[] = [];
+    for (const slug of slugs) {
+      const e = this.primed.get(slug);
+      if (e === undefined) rest.push(slug);
+      else {
+        this.primed.delete(slug);
+        if (e) out.set(slug, e);
+      }
+    }
+    if (rest.length) for (const [k, v] of await this.o.ledger.getMany('events', rest)) out.set(k, v);
+    return out;
   }
 
   slugOf(d: EventDraft): string {
@@ -191,7 +211,7 @@ export class SiteWriter {
   /** Writes planned events; the ledger decides which need a request. */
   async writePlanned(planned: PlannedEvent[]): Promise<void> {
     if (planned.length === 0) return;
-    const known = await this.o.ledger.getMany('events', planned.map((p) => p.slug));
+    const known = await this.ledgerEntries(planned.map((p) => p.slug));
     if (!this.o.dryRun) {
       const unknown = planned.filter((p): p is PlannedWrite => !('untouched' in p) && !known.has(p.slug));
       await this.index.coverEvents(spanOf(unknown.map((p) => p.body)), unknown.length);
