@@ -169,16 +169,15 @@ export class SiteIndex {
    * The record a venue/organizer lookup by these slug candidates would find (else the oldest
    * listed record of the same name), or null when the site has none.
    */
-  static findLinked(index: Map<string, LinkedEntry>, candidates: string[], name: string, explicitSlug?: string): LinkedEntry | null {
+  static findLinked(index: Map<string, LinkedEntry>, candidates: string[], name: string, explicitSlug?: string, same = sameName): LinkedEntry | null {
     for (const c of candidates) {
       const rec = index.get(c);
-      if (rec && (c === explicitSlug || nameKey(rec.name) === nameKey(name))) return rec;
+      if (rec && (c === explicitSlug || same(rec.name, name))) return rec;
     }
     // The site's slug of a name is not always ours (ß, scripts WordPress transliterates otherwise):
     // the listing has the names, so a record of the same name is found all the same.
-    const key = nameKey(name);
     let found: LinkedEntry | null = null;
-    for (const rec of index.values()) if (nameKey(rec.name) === key && (!found || rec.id < found.id)) found = rec;
+    for (const rec of index.values()) if (same(rec.name, name) && (!found || rec.id < found.id)) found = rec;
     return found;
   }
 
@@ -214,5 +213,7 @@ export class SiteIndex {
   }
 }
 
+/** The resolver's own name comparison can be passed instead (site typography folded). */
+const sameName = (a: string, b: string) => nameKey(a) === nameKey(b);
 const maxDay = (a: string, b: string) => (a > b ? a : b);
 const minDay = (a: string, b: string) => (a < b ? a : b);
