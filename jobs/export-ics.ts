@@ -31,6 +31,12 @@ export const exportIcsJob = defineJob({
   async process(job, payload, deps, signal): Promise<ExportResult> {
     const e = deps.config.exports.find((x) => x.name === payload.export);
     if (!e) throw new Error(`no export named "${payload.export}" in the config`);
-    return runIcsExport(exportParams(e, deps.config), { signal, onProgress: (p) => void job.updateProgress(p) });
+    const params = exportParams(e, deps.config);
+    return runIcsExport(params, {
+      signal,
+      onProgress: (p) => void job.updateProgress(p),
+      limiter: deps.limiterFor(params.siteKey),
+      onRequest: (info) => deps.onRequest(params.siteKey, info),
+    });
   },
 });

@@ -77,6 +77,14 @@ export interface ExportProgress {
 export interface ExportContext {
   signal?: AbortSignal;
   onProgress?: (p: ExportProgress) => void;
+  /** The site's request limit shared by every worker (the queue's), and its request metrics. */
+  limiter?: SiteConnection['limiter'];
+  onRequest?: SiteConnection['onRequest'];
+}
+
+/** An export reads the site like any run: through the site's shared request limit. */
+function exportClient(connection: SiteConnection, ctx: ExportContext): CalendarClient {
+  return new CalendarClient({ ...connection, ...(ctx.limiter ? { limiter: ctx.limiter } : {}), ...(ctx.onRequest ? { onRequest: ctx.onRequest } : {}) });
 }
 
 /** A language's window, rendered and sorted, ready to be written. */
@@ -190,7 +198,7 @@ export async function exportIcsText(
   p: Omit<ExportParams, 'languages' | 'outDir'> & { lang: Language },
   ctx: ExportContext = {},
 ): Promise<string> {
-  const client = new CalendarClient(p.connection);
+  const client = exportClient(p.connection, ctx);
   try {
     const siteHost = siteHostOf(p);
     const feed = await collectFeed(client, { lang: p.lang, window: p.window, filters: p.filters, siteHost, concurrency: p.concurrency, signal: ctx.signal });
@@ -217,7 +225,7 @@ export async function runIcsExport(p: ExportParams, ctx: ExportContext = {}): Pr
   await preflight(p.connection, { write: false, signal: ctx.signal }).catch((err: unknown) => {
     throw ctx.signal?.aborted ? new ExportAbortedError({ cause: err }) : err;
   });
-  const client = new CalendarClient(p.connection);
+  const client = exportClient(p.connection, ctx);
   const files: ExportFile[] = [];
   try {
     for (const lang of languages) {

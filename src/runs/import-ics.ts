@@ -121,6 +121,7 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
       concurrency: p.site.concurrency,
       signal: ctx.signal,
     });
+    await writer.prime(items);
     for (let i = 0; i < items.length; i += BATCH) {
       if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
       await writer.writeEvents(items.slice(i, i + BATCH));

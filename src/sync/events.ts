@@ -10,9 +10,13 @@ import type { Ledger, LedgerEntry } from './ledger.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
 import type { ItemKind, RunReport } from './report.ts';
 import { TermResolver } from './terms.ts';
+import { SiteIndex, spanOf } from './site-index.ts';
 import { retireVanished, type RetireOptions } from './retire.ts';
 
 export type OnEdit = 'overwrite' | 'preserve';
+
+/** Statuses WordPress makes slugs unique for on create (drafts and pending may share a slug). */
+const UNIQUE_SLUG_STATUSES = new Set(['publish', 'future', 'private']);
 
 export interface SiteWriterOptions {
   client: CalendarClient;
@@ -90,15 +94,50 @@ function utcIso(siteUtc: string | undefined): string | undefined {
 export class SiteWriter {
   readonly terms: TermResolver;
   readonly linked: LinkedResolver;
+  /** What the site already holds, from list pages: new items then cost one create each. */
+  readonly index: SiteIndex;
   readonly seen = new Set<string>();
   readonly cancelled = new Set<string>();
   private readonly firstOrigin = new Map<string, string>();
+  private readonly primed = new Map<string, LedgerEntry | null>();
   private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>> & Pick<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>;
 
   constructor(opts: SiteWriterOptions) {
     this.o = { dryRun: false, onEdit: 'overwrite', status: 'publish', createTerms: true, concurrency: 8, updateTerms: false, ...opts };
     this.terms = new TermResolver(opts.client, { lang: opts.lang, createTerms: this.o.createTerms, dryRun: this.o.dryRun, report: opts.report, updateTerms: this.o.updateTerms, memo: opts.termMemo });
-    this.linked = new LinkedResolver(opts.client, opts.ledger, { lang: opts.lang, dryRun: this.o.dryRun, status: this.o.status, report: opts.report, adoptLinked: opts.adoptLinked });
+    this.index = new SiteIndex(opts.client, { lang: opts.lang, signal: opts.signal, concurrency: Math.min(4, this.o.concurrency) });
+    this.linked = new LinkedResolver(opts.client, opts.ledger, { lang: opts.lang, dryRun: this.o.dryRun, status: this.o.status, report: opts.report, adoptLinked: opts.adoptLinked, index: this.index });
+  }
+
+  /**
+   * Lists the site's events over the dates of every item of the run the ledger does not know, in
+   * one go: a run written in batches (ICS) then lists once instead of once per batch.
+   */
+  async prime(items: Normalized<EventDraft>[]): Promise<void> {
+    if (this.o.dryRun) return;
+    const drafts = items.flatMap((it) => (it.ok && !it.draft.cancelled ? [it.draft] : []));
+    const slugs = drafts.map((d) => this.slugOf(d));
+    const known = await this.o.ledger.getMany('events', slugs);
+    // Kept for writePlanned: read once, not twice (only this run writes these slugs meanwhile).
+    for (const slug of slugs) this.primed.set(slug, known.get(slug) ?? null);
+    const unknown = drafts.filter((d) => !known.has(this.slugOf(d)));
+    await this.index.coverEvents(spanOf(unknown), unknown.length);
+  }
+
+  /** Ledger entries of planned slugs: those read by prime() once, the rest from the ledger. */
+  private async ledgerEntries(slugs: string[]): Promise<Map<string, LedgerEntry>> {
+    const out = new Map<string, LedgerEntry>();
+    const rest: string[] = [];
+    for (const slug of slugs) {
+      const e = this.primed.get(slug);
+      if (e === undefined) rest.push(slug);
+      else {
+        this.primed.delete(slug);
+        if (e) out.set(slug, e);
+      }
+    }
+    if (rest.length) for (const [k, v] of await this.o.ledger.getMany('events', rest)) out.set(k, v);
+    return out;
   }
 
   slugOf(d: EventDraft): string {
@@ -120,6 +159,7 @@ export class SiteWriter {
       if (!it.ok) report.add({ kind: failureKind(it.failure), outcome: 'failed', reason: it.failure.reason, origin: it.failure.origin });
       else if (this.admit(this.slugOf(it.draft), it.draft.origin, it.draft.cancelled)) live.push(it.draft);
     }
+    await this.linked.prime(live.flatMap((d) => (d.venue ? [d.venue] : [])), live.flatMap((d) => d.organizers));
     // Terms first (sequential per distinct term, cached), then venues/organizers in parallel.
     return mapConcurrent(live, this.o.concurrency, async (d): Promise<PlannedWrite> => {
       const { ids, notes } = await this.resolveLinks(d);
@@ -173,7 +213,11 @@ export class SiteWriter {
   /** Writes planned events; the ledger decides which need a request. */
   async writePlanned(planned: PlannedEvent[]): Promise<void> {
     if (planned.length === 0) return;
-    const known = await this.o.ledger.getMany('events', planned.map((p) => p.slug));
+    const known = await this.ledgerEntries(planned.map((p) => p.slug));
+    if (!this.o.dryRun) {
+      const unknown = planned.filter((p): p is PlannedWrite => !('untouched' in p) && !known.has(p.slug));
+      await this.index.coverEvents(spanOf(unknown.map((p) => p.body)), unknown.length);
+    }
     await mapConcurrent(planned, this.o.concurrency, async (p) => {
       if ('untouched' in p) this.o.report.add({ kind: 'events', slug: p.slug, origin: p.origin, outcome: 'unchanged', siteId: p.untouched });
       else await this.writeOne(p, known.get(p.slug));
@@ -218,8 +262,9 @@ export class SiteWriter {
           ({ record, created } = await this.create(p));
         }
       } else {
-        ({ record, created } = await this.create(p));
+        ({ record, created } = await this.writeUnknown(p));
       }
+      this.index.noteEvent(p.slug);
       await ledger.set('events', p.slug, { fp: p.fp, id: record.id, modified: record.modified_utc, start: utcIso(record.utc_start_date), src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() });
       report.add({ ...base, outcome: created ? 'created' : 'updated', siteId: record.id, reason });
     } catch (err) {
@@ -233,17 +278,58 @@ export class SiteWriter {
     return retireVanished({ client: o.client, ledger: o.ledger, report: o.report, lang: o.lang, seen: this.seen, cancelled: this.cancelled, dryRun: o.dryRun, concurrency: o.concurrency, ...opts });
   }
 
+  /**
+   * An event the ledger does not know (first import, or Redis lost): the site index says whether
+   * the slug is taken. Listed → update by slug; not listed although its dates were → create
+   * straight away (a collision with an unlisted event is caught by create()); not covered → the
+   * by-slug upsert. Events the lists cannot show (hidden from listings) and statuses whose slugs
+   * the site does not make unique (drafts: a collision would go unnoticed) always take the upsert.
+   */
+  private async writeUnknown(p: PlannedWrite): Promise<{ record: EventRecord; created: boolean }> {
+    const { client, lang } = this.o;
+    const presence = this.index.eventPresence(p.slug, p.body.start_date, p.body.end_date);
+    if (presence === 'present') {
+      try {
+        return { record: await client.events.updateBySlug(p.slug, p.body, { lang }), created: false };
+      } catch (err) {
+        // Trashed or deleted since it was listed.
+        if (!isNotFound(err)) throw err;
+      }
+      return this.create(p);
+    }
+    if (presence === 'absent' && UNIQUE_SLUG_STATUSES.has(p.body.status) && !p.body.hide_from_listings) return this.createNew(p);
+    return this.create(p);
+  }
+
+  /** A create of a slug the listings did not show; one the site already holds comes back as `<slug>-N`. */
+  private async createNew(p: PlannedWrite): Promise<{ record: EventRecord; created: boolean }> {
+    const { client, lang } = this.o;
+    try {
+      return { record: await client.events.create({ ...p.body, slug: p.slug }, { lang }), created: true };
+    } catch (err) {
+      return this.collided(p, err);
+    }
+  }
+
   private async create(p: PlannedWrite): Promise<{ record: EventRecord; created: boolean }> {
     const { client, lang } = this.o;
     try {
       return await client.events.upsertBySlug(p.slug, p.body, { lang });
     } catch (err) {
-      if (!(err instanceof SlugMismatchError) || !err.actual.startsWith(`${p.slug}-`)) throw err;
-      // Another worker created the same slug a moment before us: trash our duplicate, update theirs.
-      const dup = err.record as { id: number };
-      await client.events.delete(dup.id, { lang }).catch(() => undefined);
-      return { record: await client.events.updateBySlug(p.slug, p.body, { lang }), created: false };
+      return this.collided(p, err);
     }
+  }
+
+  /**
+   * A create that came back as `<slug>-N`: the slug was taken (another worker a moment before
+   * us, or an event the listings did not show). Trash our duplicate and update the original.
+   */
+  private async collided(p: PlannedWrite, err: unknown): Promise<{ record: EventRecord; created: boolean }> {
+    const { client, lang } = this.o;
+    if (!(err instanceof SlugMismatchError) || !err.actual.startsWith(`${p.slug}-`)) throw err;
+    const dup = err.record as { id: number };
+    await client.events.delete(dup.id, { lang }).catch(() => undefined);
+    return { record: await client.events.updateBySlug(p.slug, p.body, { lang }), created: false };
   }
 
   private async isTrashed(id: number): Promise<boolean> {

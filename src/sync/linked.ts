@@ -8,6 +8,7 @@ import type { Language } from '../model/languages.ts';
 import { organizerBody, venueBody } from './body.ts';
 import type { Ledger } from './ledger.ts';
 import type { RunReport } from './report.ts';
+import { SiteIndex } from './site-index.ts';
 
 export interface LinkedResolverOptions {
   lang?: Language;
@@ -20,11 +21,19 @@ export interface LinkedResolverOptions {
    * made them, `overwrite` writes the source's fields over them.
    */
   adoptLinked?: AdoptLinked;
+  /** Venues/organizers listed once per run, instead of a lookup per item the ledger does not know. */
+  index?: SiteIndex;
 }
 
 export type AdoptLinked = 'link' | 'overwrite';
 
 type LinkedKind = 'venues' | 'organizers';
+type LinkedRecord = { id: number; slug?: string; status?: string; modified_utc?: string };
+
+/** The slugs a venue/organizer of this name can have on the site: the source's, then the one WordPress derives from the name. */
+function slugCandidates(name: string, explicitSlug?: string): string[] {
+  return [...new Set([explicitSlug, slugify(name, 200)].filter((x): x is string => !!x))];
+}
 
 /**
  * The ledger key of a venue/organizer: readable and derived from its identity (normalized
@@ -47,6 +56,7 @@ export class LinkedResolver {
   private readonly ledger: Ledger;
   private readonly opts: LinkedResolverOptions;
   private readonly pending = new Map<string, Promise<number | undefined>>();
+  private readonly sameName = new Map<string, Promise<unknown>>();
   private dryRunIds = -1;
 
   constructor(client: CalendarClient, ledger: Ledger, opts: LinkedResolverOptions) {
@@ -66,18 +76,94 @@ export class LinkedResolver {
   /** `origin` is given when the venue is an item of its own (a row of a venues CSV). */
   venue(d: VenueDraft, origin?: Origin): Promise<number | undefined> {
     const key = this.venueSlug(d);
-    return this.once('venues', key, async () => {
+    return this.once('venues', key, () => this.byName('venues', d.venue, async () => {
       const venue = await this.spelling('venues', key, d.venue);
       return this.upsert('venues', key, venue, venueBody({ ...d, venue }, { status: this.opts.status }), origin, d.slug);
-    });
+    }));
   }
 
   organizer(d: OrganizerDraft, origin?: Origin): Promise<number | undefined> {
     const key = this.organizerSlug(d);
-    return this.once('organizers', key, async () => {
+    return this.once('organizers', key, () => this.byName('organizers', d.organizer, async () => {
       const organizer = await this.spelling('organizers', key, d.organizer);
       return this.upsert('organizers', key, organizer, organizerBody({ ...d, organizer }, { status: this.opts.status }), origin, d.slug);
-    });
+    }));
+  }
+
+  /**
+   * Items of the same name (several spellings of one address) are written one after the other,
+   * so the second finds the first in the site index instead of racing it into a `<name>-2`.
+   */
+  private byName<T>(kind: LinkedKind, name: string, fn: () => Promise<T>): Promise<T> {
+    const k = `${kind}\u0000${termKey(name)}`;
+    const next = (this.sameName.get(k) ?? Promise.resolve()).then(fn);
+    this.sameName.set(k, next.catch(() => undefined));
+    return next;
+  }
+
+  /**
+   * Tells the site index how many of these venues/organizers the ledger does not know, so it can
+   * list them all (when that costs fewer requests than looking each one up) before they are resolved.
+   */
+  async prime(venues: VenueDraft[], organizers: OrganizerDraft[]): Promise<void> {
+    const index = this.opts.index;
+    if (!index || this.opts.dryRun) return;
+    const unknown = async (kind: LinkedKind, keys: string[]) => {
+      const fresh = [...new Set(keys)].filter((k) => !this.pending.has(`${kind}\u0000${k}`));
+      if (fresh.length < 2) return;
+      const known = await this.ledger.getMany(kind, fresh);
+      await index.linked(kind, fresh.filter((k) => !known.has(k)).length);
+    };
+    await Promise.all([unknown('venues', venues.map((v) => this.venueSlug(v))), unknown('organizers', organizers.map((o) => this.organizerSlug(o)))]);
+  }
+
+  /**
+   * Which record on the site is this one, without a ledger entry: the listed venues/organizers
+   * when the index has them, else a lookup of the slug the site derives from the name, or the
+   * one the source gave.
+   */
+  private async lookup(kind: LinkedKind, name: string, explicitSlug?: string): Promise<LinkedRecord | null> {
+    const candidates = slugCandidates(name, explicitSlug);
+    const listed = await this.opts.index?.linked(kind, 0);
+    if (listed) return SiteIndex.findLinked(listed, candidates, name, explicitSlug, sameSiteName);
+    return this.findOnSite(kind, candidates, name, explicitSlug);
+  }
+
+  private async findOnSite(kind: LinkedKind, candidates: string[], name: string, explicitSlug?: string): Promise<LinkedRecord | null> {
+    const res = kind === 'venues' ? this.client.venues : this.client.organizers;
+    for (const candidate of candidates) {
+      const rec = await res.findBySlug(candidate, { lang: this.opts.lang });
+      const recName = (rec as { venue?: string; organizer?: string } | null)?.[kind === 'venues' ? 'venue' : 'organizer'];
+      if (rec && (candidate === explicitSlug || sameSiteName(recName ?? '', name))) return rec;
+    }
+    return null;
+  }
+
+  /**
+   * After a create decided from the run's listing: a slug `<name>-N` where the name gives `<name>`
+   * means a record of that name appeared since the listing (another run). Like a lookup before
+   * the create would have, keep that one: trash ours and update it.
+   */
+  private async settleCollision(kind: LinkedKind, name: string, body: object, created: LinkedRecord, explicitSlug?: string): Promise<LinkedRecord> {
+    const candidates = slugCandidates(name, explicitSlug);
+    const index = this.opts.index;
+    const listed = await index?.linked(kind, 0);
+    if (!index || !listed) return created;
+    const res = kind === 'venues' ? this.client.venues : this.client.organizers;
+    let kept = created;
+    // `-N` is WordPress's de-duplication suffix unless the name itself ends in that number
+    // (`Haus 12` → `haus-12`, whatever the site makes of its letters).
+    const m = created.slug && !candidates.includes(created.slug) ? /^(.+)-(\d+)$/.exec(created.slug) : null;
+    const base = m && Number(m[2]) >= 2 && !slugify(name, 200).endsWith(`-${m[2]}`) ? m[1] : undefined;
+    if (base) {
+      const other = await this.findOnSite(kind, [base], name);
+      if (other && other.id !== created.id && other.status !== 'trash') {
+        await res.delete(created.id, { lang: this.opts.lang }).catch(() => undefined);
+        kept = await res.update(other.id, body as never, { lang: this.opts.lang });
+      }
+    }
+    if (kept.slug) index.noteLinked(kind, { id: kept.id, slug: kept.slug, name });
+    return kept
   }
 
   /**
@@ -152,34 +238,28 @@ export class LinkedResolver {
       // lost) look for the slug the site derives from the name, or the one the source gave.
       let existing: { id: number; slug?: string; status?: string } | null = null;
       if (known) existing = await res.get(known.id, { lang }).catch((err) => (isGone(err) ? null : Promise.reject(err)));
-      if (!existing) {
-        for (const candidate of [...new Set([explicitSlug, slugify(name, 200)].filter((x): x is string => !!x))]) {
-          const rec = await res.findBySlug(candidate, { lang });
-          const recName = (rec as { venue?: string; organizer?: string } | null)?.[kind === 'venues' ? 'venue' : 'organizer'];
-          if (rec && (candidate === explicitSlug || sameSiteName(recName ?? '', name))) {
-            existing = rec;
-            break;
-          }
-        }
-      }
+      if (!existing) existing = await this.lookup(kind, name, explicitSlug);
       if (this.opts.dryRun) {
         report.add({ kind, slug: existing?.slug ?? key, outcome: existing ? 'updated' : 'created', reason: existing ? 'would be updated (dry run)' : 'would be created (dry run)' });
         return existing?.id ?? this.dryRunIds--;
       }
-      let record: { id: number; slug?: string; modified_utc?: string };
       if (existing && existing.status !== 'trash' && !known && linkOnly) {
         // Someone else's record (not in the ledger): link it, leave its fields alone.
         await this.ledger.set(kind, key, { fp, id: existing.id, slug: existing.slug, adopted: true, at: new Date().toISOString() });
         this.reportLinked(report, kind, name, existing.id, existing.slug ?? key);
         return existing.id;
       }
+      let record: { id: number; slug?: string; modified_utc?: string } | null = null;
       if (existing && existing.status !== 'trash') {
-        record = await res.update(existing.id, body as never, { lang });
-        report.add({ kind, slug: record.slug ?? key, outcome: 'updated', siteId: record.id });
-      } else {
+        // A listed record may have been deleted on the site since the listing: then create it.
+        record = await res.update(existing.id, body as never, { lang }).catch((err) => (known || !isGone(err) ? Promise.reject(err) : null));
+        if (record) report.add({ kind, slug: record.slug ?? key, outcome: 'updated', siteId: record.id });
+      }
+      if (!record) {
         // The site may hand back an existing record with the same details (its de-duplication).
-        record = await this.createVerified(kind, name, body, explicitSlug);
-        report.add({ kind, slug: record.slug ?? key, outcome: 'created', siteId: record.id });
+        const created = await this.createVerified(kind, name, body, explicitSlug);
+        record = await this.settleCollision(kind, name, body, created, explicitSlug);
+        report.add({ kind, slug: record.slug ?? key, outcome: record === created ? 'created' : 'updated', siteId: record.id });
       }
       await this.ledger.set(kind, key, { fp, id: record.id, slug: record.slug, modified: record.modified_utc, at: new Date().toISOString() });
       return record.id;
