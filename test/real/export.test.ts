@@ -1,4 +1,4 @@
-import ical from 'node-ical';
+import ical, { type VEvent } from 'node-ical';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -42,7 +42,7 @@ function exportDescribe(which: 'a' | 'b') {
       expect(r.stdout.trim().startsWith('{') ? report(r) : undefined).toBeDefined();
       const files = readdirSync(out).filter((f) => f.endsWith('.ics'));
       expect(files).toEqual(['events.en.ics']);
-      const exported = Object.values(ical.sync.parseICS(readFileSync(path.join(out, files[0]), 'utf8'))).filter((v) => v?.type === 'VEVENT') as ical.VEvent[];
+      const exported = Object.values(ical.sync.parseICS(readFileSync(path.join(out, files[0]), 'utf8'))).filter((v) => v?.type === 'VEVENT') as VEvent[];
 
       // The site's own JSON, read in full, and the overlap rule applied here on its UTC instants.
       const all = await api.events('2030-01-01', '2030-12-31');

@@ -67,7 +67,10 @@ export const NO_WRITES = { events: 0, venues: 0, organizers: 0, categories: 0, t
 export class CountingProxy {
   private server?: Server;
   readonly seen: string[] = [];
-  constructor(private readonly target: string) {}
+  private readonly target: string;
+  constructor(target: string) {
+    this.target = target;
+  }
 
   async start(): Promise<string> {
     const origin = new URL(this.target).origin;

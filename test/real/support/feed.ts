@@ -1,4 +1,4 @@
-import ical from 'node-ical';
+import ical, { type VEvent } from 'node-ical';
 import { expect } from 'vitest';
 import { sameZone, siteUtc, type Json } from './site.ts';
 
@@ -26,7 +26,7 @@ export function feedOccurrences(text: string, from: Date, to: Date): FeedOccurre
   const out: FeedOccurrence[] = [];
   for (const e of Object.values(ical.sync.parseICS(text))) {
     if (!e || e.type !== 'VEVENT') continue;
-    const v = e as ical.VEvent;
+    const v = e as VEvent;
     const allDay = v.datetype === 'date';
     const duration = (v.end as Date).getTime() - (v.start as Date).getTime();
     const starts = v.rrule ? v.rrule.between(from, to, true) : [v.start as Date];

@@ -12,7 +12,10 @@ export type Json = Record<string, any>; // eslint-disable-line @typescript-eslin
 
 /** A bare REST client for checking what a site holds, independent of calsync's own client. */
 export class SiteApi {
-  constructor(readonly site: RealSite) {}
+  readonly site: RealSite;
+  constructor(site: RealSite) {
+    this.site = site;
+  }
 
   get base(): string {
     return `${this.site.url.replace(/\/$/, '')}/${this.site.namespace}`;
