@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisUrl, testPrefix } from '../support/redis.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
-import { cli, NO_WRITES, report, writesIn } from './support/cli.ts';
+import { cli, FeedServer, NO_WRITES, report, writesIn } from './support/cli.ts';
 import { expectSameEvents } from './support/compare-sites.ts';
 import { realConfig } from './support/config.ts';
 import { expectEventMatches, feedOccurrences, findOnSite } from './support/feed.ts';
@@ -16,19 +16,23 @@ describe('the queue path: calsync enqueue … --wait with a real worker process 
   const a = new SiteApi(sites.a);
   const b = new SiteApi(sites.b);
   const prefix = testPrefix();
-  const config = realConfig(sites);
+  const feed = new FeedServer();
+  let config: ReturnType<typeof realConfig>;
   let worker: WorkerProcess;
   const enqueue = (...args: string[]) => cli(['--config', config.file, '--redis', redisUrl(), '--prefix', prefix, 'enqueue', ...args, '--wait', '--json'], config.env);
   beforeAll(async () => {
     await Promise.all([a.reset(), b.reset()]);
+    feed.body = readFileSync(FEED, 'utf8');
+    config = realConfig(sites, { feedUrl: await feed.start() });
     worker = spawnWorker({ config: config.file, redisUrl: redisUrl(), prefix, env: config.env });
   });
   afterAll(async () => {
     await worker?.kill('SIGTERM');
+    await feed.stop();
   });
 
-  it('import-ics into site A through the worker', async () => {
-    const r = await enqueue('import-ics', FEED, '--site', 'a', '--window', '2030-01-01..2030-12-31');
+  it('import-ics of a configured feed (loopback, allowed in the config) into site A through the worker', async () => {
+    const r = await enqueue('import-ics', '--name', 'festival');
     expect(r.code, `${r.stderr}\nworker: ${worker.output()}`).toBe(0);
     expect(report(r).counts.events).toMatchObject({ read: 10, created: 10, failed: 0 });
     const site = await a.events();
