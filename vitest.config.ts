@@ -6,7 +6,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/chaos/**', 'node_modules/**'],
+    // test/real needs real sites: `npm run test:real` (vitest.real.config.ts).
+    exclude: ['test/chaos/**', 'test/real/**', 'node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     testTimeout: 60_000,

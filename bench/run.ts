@@ -5,6 +5,7 @@ import { runApiBench } from './api.ts';
 import { runExportBench } from './export-ics.ts';
 import { runImportCsvBench, csvFlowRate } from './import-csv.ts';
 import { runImportIcsBench } from './import-ics.ts';
+import { runRealSiteBench } from './real-site.ts';
 import { runSyncBench } from './sync.ts';
 import { machine, printTable, round, type Scenario } from './lib.ts';
 
@@ -31,6 +32,7 @@ const SUITES: [string, () => Promise<Scenario[]>][] = [
   ['export-ics', async () => (await runExportBench()).scenarios as Scenario[]],
   ['sync', () => runSyncBench()],
   ['workers', () => workersUnderLatency()],
+  ['real-site', () => runRealSiteBench()],
 ];
 
 const scenarios: Scenario[] = [];
