@@ -23,13 +23,12 @@ describe('ICS corpus', () => {
   });
 
   for (const file of files) {
+    // No wall-clock bound here: parse time is measured by bench/import-ics.ts; a hang still fails
+    // through the test timeout.
     it(file, () => {
-      const t0 = performance.now();
       const r = runCorpus(file);
-      const ms = performance.now() - t0;
       results.set(file, r);
       const { drafts, failures, summary } = r;
-      expect(ms).toBeLessThan(5000);
       expect(summary.vevents).toBe(countVevents(file));
 
       const a = summary.accounting;
