@@ -55,7 +55,7 @@ export async function runRealSiteBench(): Promise<Scenario[]> {
     await reset();
     const params: IcsImportParams = {
       location: feed.url, site: resolved, sourceKey: 'bench-real', lang: 'en', window: { from: new Date('2030-01-01T00:00:00Z'), to: new Date('2031-12-31T00:00:00Z') },
-      retire: 'keep', onEdit: 'overwrite', defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: ['127.0.0.1'], refreshAfterMs: 0,
+      retire: 'keep', onEdit: 'overwrite', defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: [new URL(feed.url).host], refreshAfterMs: 0,
     };
     const run = await timed(() => runIcsImport(params, { redis }));
     const created = run.value.counts.events.created;

@@ -42,7 +42,7 @@ export async function preflight(conn: SiteConnection, opts: PreflightOptions): P
   const namespace = resolveConnection(conn).namespace;
   const root = conn.restRoot;
   const stats: ClientStats = { requests: 0, retries: 0, throttled: 0 };
-  const get = (path: string, query: Array<[string, string]>) => getWithRetries(transport, path, query, root, stats, opts.signal);
+  const get = (path: string, query: Array<[string, string]>) => getWithRetries(transport, { path, query, root, stats, signal: opts.signal, limiter: conn.limiter, onRequest: conn.onRequest });
   try {
     const index = await get('', []);
     rejectCredentials(index, root);
@@ -73,13 +73,34 @@ const DEFINITIVE = new Set(['ECONNREFUSED', 'ENOTFOUND']);
  * a dropped connection). A site still failing after that is reported as such, never as "not a
  * REST root".
  */
-async function getWithRetries(transport: Transport, path: string, query: Array<[string, string]>, root: string, stats: ClientStats, signal?: AbortSignal): Promise<RawResponse> {
+interface PreflightGet extends Pick<SiteConnection, 'limiter' | 'onRequest'> {
+  path: string;
+  query: Array<[string, string]>;
+  root: string;
+  stats: ClientStats;
+  signal?: AbortSignal;
+}
+
+/** The site's request limit and request metrics cover the preflight too: it is a request like any other. */
+function report(g: PreflightGet, status: number | 'network-error', started: number, attempt: number): void {
+  try {
+    g.onRequest?.({ method: 'GET', route: `/${g.path}`, status, durationMs: performance.now() - started, attempt });
+  } catch {
+    // A metrics hook must never change the outcome of a call.
+  }
+}
+
+async function getWithRetries(transport: Transport, g: PreflightGet): Promise<RawResponse> {
+  const { path, query, root, stats, signal } = g;
   for (let attempt = 1; ; attempt++) {
     stats.requests++;
     if (attempt > 1) stats.retries++;
     let wait = Math.min(2_000, 250 * 2 ** (attempt - 1));
+    await g.limiter?.acquire(signal);
+    const started = performance.now();
     try {
       const res = await transport.send({ method: 'GET', path, query, signal });
+      report(g, res.status, started, attempt);
       if (res.status === 429) stats.throttled++;
       const busy = res.status === 429 || res.status >= 500;
       if (!busy) return res;
@@ -87,6 +108,7 @@ async function getWithRetries(transport: Transport, path: string, query: Array<[
       const after = parseRetryAfter(res.headers['retry-after']);
       if (after !== undefined) wait = Math.min(5_000, after + 50);
     } catch (err) {
+      if (!(err instanceof PreflightError)) report(g, 'network-error', started, attempt);
       if (err instanceof PreflightError || signal?.aborted) throw err;
       if (attempt >= ATTEMPTS || (attempt >= 2 && DEFINITIVE.has(networkCode(err)))) throw unreachable(root, err);
     }

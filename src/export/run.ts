@@ -222,7 +222,7 @@ export async function runIcsExport(p: ExportParams, ctx: ExportContext = {}): Pr
     }
   };
   // A dead site, a wrong password or a URL that is not a calendar site: one message, before any page.
-  await preflight(p.connection, { write: false, signal: ctx.signal }).catch((err: unknown) => {
+  await preflight({ ...p.connection, ...(ctx.limiter ? { limiter: ctx.limiter } : {}), ...(ctx.onRequest ? { onRequest: ctx.onRequest } : {}) }, { write: false, signal: ctx.signal }).catch((err: unknown) => {
     throw ctx.signal?.aborted ? new ExportAbortedError({ cause: err }) : err;
   });
   const client = exportClient(p.connection, ctx);

@@ -80,8 +80,8 @@ describe('ICS import from a URL (loopback feed server, allowed explicitly)', () 
     expect(ctx.proxy.writes()).toEqual([]);
   });
 
-  it('imports it with --allow 127.0.0.1, CATEGORIES as tags (--categories-as tags)', async () => {
-    const r = await cli(importArgs(ctx, feedUrl, '--allow', '127.0.0.1', '--categories-as', 'tags'), ctx.env);
+  it('imports it with --allow 127.0.0.1:<port>, CATEGORIES as tags (--categories-as tags)', async () => {
+    const r = await cli(importArgs(ctx, feedUrl, '--allow', new URL(feedUrl).host, '--categories-as', 'tags'), ctx.env);
     expect(r.code, r.stderr).toBe(0);
     expect(report(r).counts.events).toMatchObject({ read: 10, created: 10 });
     const site = await ctx.api.events();
@@ -98,7 +98,7 @@ describe('ICS import from a URL (loopback feed server, allowed explicitly)', () 
       .replace(/BEGIN:VEVENT\r?\nUID:fest-utc-call[\s\S]*?END:VEVENT\r?\n/, '')
       .replace('END:VCALENDAR', ['BEGIN:VEVENT', 'UID:fest-late@real.calsync.test', 'DTSTAMP:20300101T000000Z', 'DTSTART;TZID=Europe/Berlin:20300801T200000', 'DTEND;TZID=Europe/Berlin:20300801T220000', 'SUMMARY:Late addition', 'CATEGORIES:Music', 'END:VEVENT', 'END:VCALENDAR'].join('\r\n'));
     ctx.proxy.clear();
-    const r = await cli(importArgs(ctx, feedUrl, '--allow', '127.0.0.1', '--categories-as', 'tags', '--retire', 'trash'), ctx.env);
+    const r = await cli(importArgs(ctx, feedUrl, '--allow', new URL(feedUrl).host, '--categories-as', 'tags', '--retire', 'trash'), ctx.env);
     expect(r.code, r.stderr).toBe(0);
     const rep = report(r);
     expect(rep.counts.events).toMatchObject({ read: 10, created: 1, updated: 1, unchanged: 8, retired: 1, failed: 0 });

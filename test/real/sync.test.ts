@@ -47,10 +47,14 @@ describe('sync TEC 6.17.2 (site A) → TEC 6.17.1 (site B)', () => {
   it('a title edit, a trashed event, a venue change and a category rename on the source all arrive', async () => {
     const src = await a.events();
     const byTitle = (t: string) => src.find((e) => e.title === t)!;
-    await a.ok('POST', `/events/${byTitle('Opening night').id}`, { title: 'Opening night – sold out' });
+    // Real sites reset what an update leaves out (the zone falls back to the site's, while the
+    // stored UTC instant stays), so a title edit sends the dates and zone along, as an editor's save does.
+    const opening = byTitle('Opening night');
+    await a.ok('POST', `/events/${opening.id}`, { title: 'Opening night – sold out', start_date: opening.start_date, end_date: opening.end_date, timezone: opening.timezone, all_day: opening.all_day });
     await a.ok('DELETE', `/events/${byTitle('Morning talk after the clock change').id}`);
     const rathaus = (await a.all('venues')).find((v) => v.venue === 'Rathaus')!;
-    await a.ok('POST', `/events/${byTitle('Closing party past midnight').id}`, { venue: { id: rathaus.id } });
+    const closing = byTitle('Closing party past midnight');
+    await a.ok('POST', `/events/${closing.id}`, { title: closing.title, start_date: closing.start_date, end_date: closing.end_date, timezone: closing.timezone, all_day: closing.all_day, venue: rathaus.id });
     const talksCat = (await a.all('categories', { hide_empty: 'false' })).find((c) => c.name === 'Music')!;
     await a.ok('POST', `/categories/${talksCat.id}`, { name: 'Live music' });
 

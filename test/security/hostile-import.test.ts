@@ -77,7 +77,7 @@ describe('regression: hostile feeds, CSV files and source sites stored XSS and S
       const report = await runIcsImport(
         {
           location: feed.url, site: env.site, sourceKey: 'hostile', lang: 'en', window: WINDOW, retire: 'keep', onEdit: 'overwrite',
-          defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: ['127.0.0.1'],
+          defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: [new URL(feed.url).host],
         },
         { redis, prefix: testPrefix() },
       );

@@ -48,8 +48,8 @@ describe('regression: a hostile feed exhausted the worker process heap (issue 14
     const config = writeConfig({
       sites: [site],
       sources: [
-        { name: 'hostile', kind: 'ics', site: 'sb', url: hostile.url, allow: ['127.0.0.1'], pastDays: 3650, horizonDays: 3650 },
-        { name: 'normal', kind: 'ics', site: 'sb', url: normal.url, allow: ['127.0.0.1'], pastDays: 3650, horizonDays: 3650 },
+        { name: 'hostile', kind: 'ics', site: 'sb', url: hostile.url, allow: [new URL(hostile.url).host], pastDays: 3650, horizonDays: 3650 },
+        { name: 'normal', kind: 'ics', site: 'sb', url: normal.url, allow: [new URL(normal.url).host], pastDays: 3650, horizonDays: 3650 },
       ],
     });
     const worker = spawnWorker({ config, redisUrl: redisUrl(), prefix, env: { SB_PW: PASSWORD, CALSYNC_ICS_MAX_HEAP_MB: String(HEAP_MB) }, args: ['--queues', 'import'] });
@@ -86,8 +86,8 @@ describe('regression: a hostile feed exhausted the worker process heap (issue 14
     const config = writeConfig({
       sites: [{ name: 'sb', restRoot: env.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PW' } }],
       sources: [
-        { name: 'poison', kind: 'ics', site: 'sb', url: hangUrl, allow: ['127.0.0.1'] },
-        { name: 'fine', kind: 'ics', site: 'sb', url: normal.url, allow: ['127.0.0.1'], pastDays: 3650, horizonDays: 3650 },
+        { name: 'poison', kind: 'ics', site: 'sb', url: hangUrl, allow: [new URL(hangUrl).host] },
+        { name: 'fine', kind: 'ics', site: 'sb', url: normal.url, allow: [new URL(normal.url).host], pastDays: 3650, horizonDays: 3650 },
       ],
       worker: { lockDurationMs: 1000, stalledIntervalMs: 500, maxStalledCount: 1 },
       history: { pauseAfterFailures: 1 },

@@ -60,7 +60,7 @@ describe('site index: one request per new item, and never a duplicate', () => {
     const params = (): IcsImportParams => ({
       location: feed.url, site: env.site, sourceKey: 'idx', lang: 'en', window: { from: new Date('2025-01-01T00:00:00Z'), to: new Date('2025-12-31T00:00:00Z') },
       retire: 'keep', onEdit: 'overwrite', defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false,
-      allow: ['127.0.0.1'], refreshAfterMs: 0,
+      allow: [new URL(feed.url).host], refreshAfterMs: 0,
     });
 
     it('a first import creates each event, venue and organizer with one request, after one listing page each', async () => {
@@ -78,11 +78,13 @@ describe('site index: one request per new item, and never a duplicate', () => {
       expect(s.byRoute['POST /venues']).toBe(c.venues.created);
       expect(s.byRoute['POST /organizers']).toBe(c.organizers.created);
       // One page each: the events of the window, venues, organizers, categories.
-      expect(s.byRoute['GET /events']).toBe(1);
+      // One listing page, and the preflight's edit-rights check (GET /events?status=draft).
+      expect(s.byRoute['GET /events']).toBe(1 + 1);
       expect(s.byRoute['GET /venues']).toBe(1);
       expect(s.byRoute['GET /organizers']).toBe(1);
       const creates = N + c.venues.created + c.organizers.created + c.categories.created + c.tags.created;
-      expect(s.total).toBe(creates + 4);
+      // + the preflight: the REST index and the edit-rights check.
+      expect(s.total).toBe(creates + 4 + 2);
       expect(s.total / N).toBeLessThanOrEqual(1.05 + (c.venues.created + c.organizers.created + c.categories.created) / N);
     });
 
@@ -103,12 +105,14 @@ describe('site index: one request per new item, and never a duplicate', () => {
       const s = env.sandbox.stats();
       expect(s.byRoute['POST /events']).toBeUndefined();
       expect(s.byRoute['POST /events/by-slug/:slug']).toBe(N);
-      expect(s.byRoute['GET /events']).toBe(Math.ceil(N / 50));
+      // The listing pages, and the preflight's edit-rights check (GET /events?status=draft).
+      expect(s.byRoute['GET /events']).toBe(Math.ceil(N / 50) + 1);
       expect(s.byRoute['GET /venues/by-slug/:slug']).toBeUndefined();
       const listings = ['GET /events', 'GET /venues', 'GET /organizers', 'GET /categories', 'GET /tags'].reduce((n, k) => n + (s.byRoute[k] ?? 0), 0);
       const linkedUpdates = (s.byRoute['POST /venues/:id'] ?? 0) + (s.byRoute['POST /organizers/:id'] ?? 0);
       expect(linkedUpdates).toBe(r.counts.venues.updated + r.counts.organizers.updated);
-      expect(s.total).toBe(N + listings + linkedUpdates);
+      // + the preflight's read of the REST index (its edit-rights check is counted under GET /events).
+      expect(s.total).toBe(N + listings + linkedUpdates + 1);
       expect(liveSlugs(env)).toEqual(before);
     });
   });

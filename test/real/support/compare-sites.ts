@@ -19,7 +19,10 @@ export function expectSameEvents(source: Json[], target: Json[]): void {
     expect(t, `${s.title} @ ${s.utc_start_date} on the target`).toBeDefined();
     const what = `${s.title} @ ${s.utc_start_date}`;
     expect([t!.all_day, t!.timezone, t!.start_date, t!.end_date, siteUtc(t!.utc_end_date)], what).toEqual([s.all_day, s.timezone, s.start_date, s.end_date, siteUtc(s.utc_end_date)]);
-    expect(t!.description, what).toBe(s.description);
+    // The shared sanitizer writes a bare `&` as `&amp;`, which WordPress renders as such, while the
+    // source renders its own as `&#038;`: the same character in HTML.
+    const amp = (html: unknown) => String(html ?? '').replaceAll('&#038;', '&amp;');
+    expect(amp(t!.description), what).toBe(amp(s.description));
     expect(names(t!.categories), what).toEqual(names(s.categories));
     expect(names(t!.tags), what).toEqual(names(s.tags));
     const sv = venueOf(s);

@@ -12,7 +12,7 @@ export function realConfig(sites: { a: RealSite; b: RealSite }, opts: { bUrl?: s
       { name: 'b', restRoot: opts.bUrl ?? sites.b.url, namespace: sites.b.namespace, auth: { user: sites.b.user, passwordEnv: 'REAL_B_PASSWORD' }, languages: ['en'] },
     ],
     // A feed on loopback, trusted explicitly (jobs never read local files). Its events are in 2030.
-    sources: opts.feedUrl ? [{ name: 'festival', kind: 'ics', site: 'a', url: opts.feedUrl, allow: ['127.0.0.1'], horizonDays: 3000 }] : [],
+    sources: opts.feedUrl ? [{ name: 'festival', kind: 'ics', site: 'a', url: opts.feedUrl, allow: [new URL(opts.feedUrl).host], horizonDays: 3000 }] : [],
     syncs: [{ name: 'a-to-b', from: 'a', to: 'b', window: { from: '2030-01-01', to: '2030-12-31' }, retire: 'trash' }],
   });
   return { file, env: { REAL_A_PASSWORD: sites.a.password, REAL_B_PASSWORD: sites.b.password } };
