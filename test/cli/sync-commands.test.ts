@@ -1,32 +1,13 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportJson } from '../../src/sync/report.ts';
+import { runCli } from '../support/cli.ts';
 import { redisUrl, testPrefix } from '../support/redis.ts';
 import { seedSite } from '../support/seed.ts';
 import { PASSWORD, USER, testSite } from '../support/site.ts';
 import { spawnWorker, writeConfig } from '../support/worker-process.ts';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const cli = (args: string[], env: Record<string, string>) => runCli(args, env);
 
-/** Runs the CLI as an operator would; bounded in time. */
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`calsync ${args.join(' ')} ran past 60 s:\n${stderr}`));
-    }, 60_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 describe('sync from the command line', () => {
   let source: Awaited<ReturnType<typeof testSite>>;

@@ -1,35 +1,14 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.ts';
 import { redisUrl, testPrefix } from '../support/redis.ts';
 import { PASSWORD, USER, testSite } from '../support/site.ts';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const cli = (args: string[]) => runCli(['--redis', redisUrl(), '--prefix', testPrefix(), ...args], { CALSYNC_USER: USER, CALSYNC_PASSWORD: PASSWORD });
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, '--redis', redisUrl(), '--prefix', testPrefix(), ...args], {
-      env: { ...process.env, CALSYNC_USER: USER, CALSYNC_PASSWORD: PASSWORD },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`calsync ${args.join(' ')} ran past 60 s:\n${stderr}`));
-    }, 60_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /**
  * Issue 13 item 5: random bytes, an HTML page or an empty file given as ICS imported 0 events with

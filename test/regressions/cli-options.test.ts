@@ -1,35 +1,16 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config/load.ts';
 import { ReportJson } from '../../src/sync/report.ts';
+import { runCli } from '../support/cli.ts';
 import { corpus } from '../support/site.ts';
 
 /** Issue 13 items 8, 9 and 11, as a user meets them on the command line. */
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { REDIS_URL: '', ...env });
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
-  const t0 = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, REDIS_URL: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`calsync ${args.join(' ')} ran past 60 s:\n${stderr}`));
-    }, 60_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: Date.now() - t0 });
-    });
-  });
-}
 
 const freePort = () =>
   new Promise<number>((resolve) => {

@@ -1,36 +1,14 @@
-import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import type { ReportJson } from '../../../src/sync/report.ts';
 import { redisUrl, testPrefix } from '../../support/redis.ts';
+import { runCli, type CliResult } from '../../support/cli.ts';
 import type { RealSite } from './kit.ts';
 
-const CLI = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
 
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type { CliResult } from '../../support/cli.ts';
 
-/** Runs `calsync …` as a user does: a child process, credentials by environment; bounded in time. */
-export function cli(args: string[], env: Record<string, string> = {}, timeoutMs = 240_000): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`calsync ${args.join(' ')} ran past ${timeoutMs} ms:\n${stderr}`));
-    }, timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** Runs `calsync …` as a user does, with the time real sites need. */
+export const cli = (args: string[], env: Record<string, string> = {}, timeoutMs = 240_000): Promise<CliResult> => runCli(args, env, timeoutMs);
 
 /** Parses `--json` output, with the process's stderr in the error when it is not a report. */
 export function report(r: CliResult): ReportJson {
