@@ -32,6 +32,8 @@ export const IcsImportOptions = z.object({
   dryRun: z.boolean().default(false),
   forceRetire: z.boolean().default(false),
   maxRetireShare: z.number().min(0).max(1).default(0.5),
+  /** Occurrences (and VEVENTs) one file may produce before it is refused (src/sources/ics/normalize.ts). */
+  maxOccurrences: z.number().int().min(1).max(10_000_000).optional(),
   allow: z.array(z.string()).default([]),
 });
 export type IcsImportOptions = z.infer<typeof IcsImportOptions>;
@@ -66,6 +68,7 @@ export function icsParams(o: IcsImportOptions, config?: CalsyncConfig, extra: Pa
     dryRun: o.dryRun,
     forceRetire: o.forceRetire,
     maxRetireShare: o.maxRetireShare,
+    ...(o.maxOccurrences !== undefined ? { maxOccurrencesPerFile: o.maxOccurrences } : {}),
     allow: o.allow,
     ...extra,
   };
@@ -87,6 +90,7 @@ export function configuredIcsOptions(s: IcsSourceConfig): IcsImportOptions {
     adoptLinked: s.adoptLinked,
     categoriesAs: s.categoriesAs,
     maxRetireShare: s.maxRetireShare,
+    maxOccurrences: s.maxOccurrences,
     allow: s.allow,
   });
 }

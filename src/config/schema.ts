@@ -70,6 +70,8 @@ export const IcsSourceConfig = z.strictObject({
   onEdit: OnEdit.default('overwrite'),
   maxRetireShare: z.number().min(0).max(1).default(0.5),
   categoriesAs: z.enum(['categories', 'tags']).default('categories'),
+  /** Occurrences (and VEVENTs) one file may produce before it is refused; default 250,000. */
+  maxOccurrences: z.number().int().min(1).max(10_000_000).optional(),
 });
 
 export const CsvSourceConfig = z.strictObject({
@@ -143,9 +145,10 @@ export const CalsyncConfig = z
         lockDurationMs: z.number().int().min(1000).default(60_000),
         stalledIntervalMs: z.number().int().min(500).default(30_000),
         /** Times a job may be taken over after its worker died before it is failed. */
-        maxStalledCount: z.number().int().min(1).max(100).default(3),
+        // BullMQ's own default: a job whose worker died under it twice ends failed (a poison job).
+        maxStalledCount: z.number().int().min(1).max(100).default(1),
       })
-      .default({ concurrency: {}, shutdownTimeoutMs: 30_000, lockDurationMs: 60_000, stalledIntervalMs: 30_000, maxStalledCount: 3 }),
+      .default({ concurrency: {}, shutdownTimeoutMs: 30_000, lockDurationMs: 60_000, stalledIntervalMs: 30_000, maxStalledCount: 1 }),
     serve: z
       .strictObject({
         port: z.number().int().min(0).max(65535).default(8788),

@@ -9,7 +9,6 @@ import { PASSWORD, USER, testSite } from '../support/site.ts';
 
 const cli = (args: string[]) => runCli(['--redis', redisUrl(), '--prefix', testPrefix(), ...args], { CALSYNC_USER: USER, CALSYNC_PASSWORD: PASSWORD });
 
-
 /**
  * Issue 13 item 5: random bytes, an HTML page or an empty file given as ICS imported 0 events with
  * exit 0 and no warning. Each is now refused with exit 1 and a message saying what the file is.
@@ -44,5 +43,31 @@ describe('regression: a file that is not iCalendar imported 0 events with exit 0
     writeFileSync(file, 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//y//EN\r\nEND:VCALENDAR\r\n');
     const r = await cli(['import', 'ics', file, '--site', env.sandbox.url, '--window', '2024-01-01..2024-12-31']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
+});
+
+/**
+ * The per-file occurrence cap's refusal told users to raise a limit that no option, config key or
+ * job field could set. `--max-occurrences` (config: a source's `maxOccurrences`) sets it.
+ */
+describe('regression: the occurrence cap named a setting users could not reach', () => {
+  let env: Awaited<ReturnType<typeof testSite>>;
+  const dir = mkdtempSync(path.join(tmpdir(), 'calsync-cap-'));
+  const file = path.join(dir, 'daily.ics');
+  beforeAll(async () => {
+    env = await testSite();
+    writeFileSync(file, ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//x//y//EN', 'BEGIN:VEVENT', 'UID:daily@x', 'SUMMARY:Daily', 'DTSTART:20240101T100000Z', 'DTEND:20240101T110000Z', 'RRULE:FREQ=DAILY;COUNT=30', 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n'));
+  });
+  afterAll(async () => env.close());
+
+  it('--max-occurrences 10 refuses a 30-occurrence file with exit 1, naming the option; without it the file imports', async () => {
+    const capped = await cli(['import', 'ics', file, '--site', env.sandbox.url, '--window', '2024-01-01..2024-12-31', '--max-occurrences', '10']);
+    expect(capped.code, capped.stdout + capped.stderr).toBe(1);
+    expect(capped.stderr).toMatch(/more than 10 .*--max-occurrences/);
+    expect(env.sandbox.dump('en').events).toHaveLength(0);
+
+    const plain = await cli(['import', 'ics', file, '--site', env.sandbox.url, '--window', '2024-01-01..2024-12-31']);
+    expect(plain.code, plain.stdout + plain.stderr).toBe(0);
+    expect(env.sandbox.dump('en').events).toHaveLength(30);
   });
 });

@@ -19,6 +19,7 @@ export function registerImportIcs(importCmd: Command, globals: () => GlobalOptio
     .option('--source <key>', 'source key (default: derived from the URL or file name)')
     .option('--lang <code>', 'site language (ml_language)', 'en')
     .option('--horizon-days <n>', 'expand recurrences this many days ahead', intOption, 365)
+    .option('--max-occurrences <n>', 'refuse a file that expands to more occurrences than this (default 250000)', intOption)
     .option('--past-days <n>', 'and this many days back', intOption, 0)
     .option('--window <from..to>', 'explicit window instead, e.g. 2024-01-01..2024-12-31 or -30d..+365d')
     .option('--retire <policy>', 'what to do with events that vanished from the feed: keep|draft|trash|delete', 'keep')
@@ -56,6 +57,7 @@ Exit codes: 0 nothing failed, 2 some items failed, 1 the run failed as a whole.`
           source: o.source,
           lang: o.lang,
           horizonDays: o.horizonDays,
+          maxOccurrences: o.maxOccurrences,
           pastDays: o.pastDays,
           window: o.window,
           retire: o.retire,

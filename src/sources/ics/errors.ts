@@ -54,7 +54,7 @@ export class IcsLimitError extends IcsError {
     super(
       'ics-too-many-occurrences',
       source,
-      `${source}: more than ${limit} ${what} in one file; the file is refused (raise maxOccurrencesPerFile for this source if it really is that big)`,
+      `${source}: more than ${limit} ${what} in one file; the file is refused (if it really is that big, raise the limit: --max-occurrences, or the source's maxOccurrences in the config)`,
     );
     this.limit = limit;
   }
