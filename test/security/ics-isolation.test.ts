@@ -76,7 +76,9 @@ describe('regression: a hostile feed exhausted the worker process heap (issue 14
     }
   });
 
-  it('a job whose worker process dies under it ends failed after maxStalledCount takeovers, and its source is paused', async () => {
+  // Three worker processes start one after the other (each bounded by its own wait below); on a
+  // loaded 2-core machine that alone can pass the default 60 s test timeout.
+  it('a job whose worker process dies under it ends failed after maxStalledCount takeovers, and its source is paused', { timeout: 300_000 }, async () => {
     // A feed server that accepts and never answers: the job stays active while we kill its worker.
     const hang = http.createServer(() => undefined);
     await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
