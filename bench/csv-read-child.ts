@@ -3,7 +3,7 @@
 import { mkdtempSync, createReadStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { writeEventsCsv } from '../src/sources/csv/generate.ts';
+import { writeEventsCsv } from '../test/support/generate-csv.ts';
 import { inspectCsv, readCsv, type CsvOptions } from '../src/sources/csv/index.ts';
 import { peakRssMiB, round } from './lib.ts';
 

@@ -1,6 +1,6 @@
 // Child process of the ICS bench: generate a feed of the requested size, then time parse+normalize
 // and report this process' peak RSS (the generator's string is counted in the baseline).
-import { generateIcsFeed } from '../src/sources/ics/generate.ts';
+import { generateIcsFeed } from '../test/support/generate-ics.ts';
 import { normalizeIcs } from '../src/sources/ics/index.ts';
 import { peakRssMiB, round } from './lib.ts';
 

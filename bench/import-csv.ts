@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
-import { writeEventsCsv } from '../src/sources/csv/generate.ts';
+import { writeEventsCsv } from '../test/support/generate-csv.ts';
 import { bullConnection } from '../src/queue/connection.ts';
 import { spawnWorker, waitForFinish, writeConfig } from '../test/support/worker-process.ts';
 import { benchRedis, PASSWORD, sandboxProcess, USER } from './env.ts';

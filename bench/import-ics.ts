@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { Pool } from 'undici';
 import { resolveSite } from '../src/config/sites.ts';
 import { runIcsImport, type IcsImportParams } from '../src/runs/import-ics.ts';
-import { generateIcsFeed } from '../src/sources/ics/generate.ts';
+import { generateIcsFeed } from '../test/support/generate-ics.ts';
 import { normalizeIcs } from '../src/sources/ics/index.ts';
 import { mapConcurrent } from '../src/util/pool.ts';
 import { benchRedis, PASSWORD, sandboxProcess, staticServer, USER } from './env.ts';

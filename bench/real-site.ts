@@ -5,7 +5,7 @@
 import { Redis } from 'ioredis';
 import { resolveSite } from '../src/config/sites.ts';
 import { runIcsImport, type IcsImportParams } from '../src/runs/import-ics.ts';
-import { generateIcsFeed } from '../src/sources/ics/generate.ts';
+import { generateIcsFeed } from '../test/support/generate-ics.ts';
 import { mapConcurrent } from '../src/util/pool.ts';
 import { kitAvailable, kitScratchDir, kitScript, resetKitSite, sitesFromEnv, startKitSite, stopKit, type RealSite } from '../test/real/support/kit.ts';
 import { benchRedis, staticServer } from './env.ts';

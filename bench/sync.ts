@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { CalendarClient } from '../src/api/index.ts';
 import { bullConnection } from '../src/queue/connection.ts';
 import { resolveSite } from '../src/config/sites.ts';
-import type { ReportJson } from '../src/sync/report.ts';
+import type { ReportJson } from '../src/report/report.ts';
 import { mapConcurrent } from '../src/util/pool.ts';
 import { spawnWorker, waitForFinish, writeConfig } from '../test/support/worker-process.ts';
 import { benchRedis, PASSWORD, sandboxProcess, USER, type SandboxProcess } from './env.ts';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import type { RejectRow } from '../src/runs/import-csv.ts';
 import { writeRejectsCsv } from '../src/sources/csv/index.ts';
-import type { ReportJson } from '../src/sync/report.ts';
+import type { ReportJson } from '../src/report/report.ts';
 
 /**
  * Rejected rows of a queued CSV run go to disk, never through Redis: each chunk job spools its

@@ -10,7 +10,7 @@ import { bullConnection } from '../src/queue/connection.ts';
 import { shortRowsWarning } from '../src/sources/csv/index.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
 import { chunks, csvOpener, inspect, prepareCsv, processChunk, type CsvChunk, type CsvImportParams, type RejectRow } from '../src/runs/import-csv.ts';
-import { RunReport, type ReportJson } from '../src/sync/report.ts';
+import { RunReport, type ReportJson } from '../src/report/report.ts';
 import { assembleRejects, capFailures, omittedWarning, spoolChunkRejects } from './csv-rejects.ts';
 import { ConfiguredSiteName, QueueLocation } from './payload.ts';
 

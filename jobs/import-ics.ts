@@ -9,7 +9,7 @@ import { defineJob } from '../src/queue/job-definition.ts';
 import { withRunLock } from '../src/queue/run-lock.ts';
 import { ConfiguredSiteName, QueueLocation } from './payload.ts';
 import { runIcsImport, type IcsImportParams } from '../src/runs/import-ics.ts';
-import type { ReportJson } from '../src/sync/report.ts';
+import type { ReportJson } from '../src/report/report.ts';
 
 /** Ad-hoc import options: the same as the CLI flags (never credentials). */
 export const IcsImportOptions = z.object({

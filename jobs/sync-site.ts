@@ -10,7 +10,7 @@ import { acquireRunLock, keepRunLock, releaseRunLock, renewRunLock } from '../sr
 import { RunFailedError } from '../src/runs/context.ts';
 import { ConfiguredSiteName } from './payload.ts';
 import { SiteSync, syncReport, type SyncPage, type SyncParams, type SyncPlan } from '../src/runs/sync-site.ts';
-import { RunReport, type ReportJson } from '../src/sync/report.ts';
+import { RunReport, type ReportJson } from '../src/report/report.ts';
 
 export const SyncOptions = z.object({
   from: z.string().min(1),

@@ -1,5 +1,5 @@
 import { RunFailedError } from '../runs/context.ts';
-import { RunReport, type ReportJson } from '../sync/report.ts';
+import { RunReport, type ReportJson } from '../report/report.ts';
 
 export interface RunLabel {
   kind: string;

@@ -16,7 +16,7 @@ export {
   type SkippedEvent,
   type CollectedFeed,
   type CollectOptions,
-} from './run.ts';
+} from '../runs/export-ics.ts';
 export {
   renderIcs,
   renderEvent,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * Drafts are what every source (ICS, CSV, another site) normalizes into and what the writer
  * consumes. They carry names, not site ids: terms, venues and organizers are resolved to ids
- * on the target site by `src/sync/`. Each draft carries the identity its slug is derived from.
+ * on the target site by `src/write/`. Each draft carries the identity its slug is derived from.
  */
 
 /** `YYYY-MM-DD HH:MM:SS`: the only date form the site reads reliably (CONTRACT.md, dates on write). */

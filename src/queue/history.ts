@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { reportExitCode, type ReportJson } from '../sync/report.ts';
+import { reportExitCode, type ReportJson } from '../report/report.ts';
 import { redactText } from '../util/redact.ts';
 
 export const RunRecord = z.object({

@@ -5,7 +5,7 @@ import { RunLockedError } from './run-lock.ts';
 import type { Logger } from 'pino';
 import type { CalsyncConfig } from '../config/schema.ts';
 import { RunFailedError } from '../runs/context.ts';
-import type { ReportJson } from '../sync/report.ts';
+import type { ReportJson } from '../report/report.ts';
 import { bullConnection, workerConnection } from './connection.ts';
 import { RunHistory } from './history.ts';
 import type { JobDefinition, JobDeps } from './job-definition.ts';

@@ -2,9 +2,9 @@ import type { Redis } from 'ioredis';
 import { CircuitBreaker, type CalendarClient, type RequestInfo, type SiteConnection } from '../api/index.ts';
 import type { Logger } from 'pino';
 import type { Language } from '../model/languages.ts';
-import { MemoryLedger, RedisLedger, type Ledger } from '../sync/ledger.ts';
-import type { ReportJson } from '../sync/report.ts';
-import { MemoryState, RedisState, type StateStore } from '../sync/state.ts';
+import { MemoryLedger, RedisLedger, type Ledger } from '../write/ledger.ts';
+import type { ReportJson } from '../report/report.ts';
+import { MemoryState, RedisState, type StateStore } from './fetch-state.ts';
 
 /** Progress of a run, reported to BullMQ job progress or the CLI's progress bar. */
 export interface RunProgress {

@@ -9,9 +9,9 @@ import type { Language } from '../model/languages.ts';
 import { fetchSource, FetchError, openFileCapped } from '../sources/fetch/index.ts';
 import { inspectCsv, readCsv, shortRowsWarning, writeRejectsCsv, CsvRefusedError, type CsvInspection, type CsvItem, type CsvKind, type CsvOptions } from '../sources/csv/index.ts';
 import { dropUnsafeImages } from '../sources/images.ts';
-import { SiteWriter } from '../sync/events.ts';
-import type { AdoptLinked } from '../sync/linked.ts';
-import { RunReport, type ReportJson } from '../sync/report.ts';
+import { SiteWriter } from '../write/writer.ts';
+import type { AdoptLinked } from '../write/linked.ts';
+import { RunReport, type ReportJson } from '../report/report.ts';
 import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
 import { checkSite, defaultZone, type DefaultZone } from './site-check.ts';
 

@@ -2,7 +2,7 @@ import { fingerprint } from '../model/fingerprint.ts';
 import type { IcsImportParams } from './import-ics.ts';
 
 /**
- * What an ICS run keeps per source between runs (sync/state.ts): the feed's validators and content
+ * What an ICS run keeps per source between runs (fetch-state.ts): the feed's validators and content
  * hash, the options fingerprint they were processed with, and whether that run failed nothing.
  */
 export interface FetchState {

@@ -6,11 +6,11 @@ import type { Language } from '../model/languages.ts';
 import { copiedSlug, DRAFT_VERSION, eventDraftFromRecord, eventLinksFromRecord } from '../sources/site/normalize.ts';
 import { RawTextReader } from '../sources/site/raw-text.ts';
 import { dropUnsafeImages } from '../sources/images.ts';
-import { SiteWriter, type OnEdit, type PlannedEvent } from '../sync/events.ts';
-import type { Ledger } from '../sync/ledger.ts';
-import type { AdoptLinked } from '../sync/linked.ts';
-import { RunReport, type ReportJson } from '../sync/report.ts';
-import type { RetirePolicy } from '../sync/retire.ts';
+import { SiteWriter, type OnEdit, type PlannedEvent } from '../write/writer.ts';
+import type { Ledger } from '../write/ledger.ts';
+import type { AdoptLinked } from '../write/linked.ts';
+import { RunReport, type ReportJson } from '../report/report.ts';
+import type { RetirePolicy } from '../write/retire.ts';
 import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
 import { checkSite } from './site-check.ts';
 

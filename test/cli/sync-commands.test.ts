@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReportJson } from '../../src/sync/report.ts';
+import type { ReportJson } from '../../src/report/report.ts';
 import { runCli } from '../support/cli.ts';
 import { redisUrl, testPrefix } from '../support/redis.ts';
 import { seedSite } from '../support/seed.ts';

@@ -5,7 +5,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BAD_KINDS, badRowCount, generateEventsCsv, GENERATED_HEADERS, writeEventsCsv } from '../../src/sources/csv/generate.ts';
+import { BAD_KINDS, badRowCount, generateEventsCsv, GENERATED_HEADERS, writeEventsCsv } from '../support/generate-csv.ts';
 import { inspectCsv, readCsv, type CsvInspection } from '../../src/sources/csv/index.ts';
 import { countLineBreaks } from '../../src/sources/csv/parse.ts';
 import { opts } from './helpers.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generateIcsFeed, normalizeIcs } from '../../src/sources/ics/index.ts';
+import { normalizeIcs } from '../../src/sources/ics/index.ts';
+import { generateIcsFeed } from '../support/generate-ics.ts';
 
 const window = { from: new Date('2025-01-01T00:00:00Z'), to: new Date('2026-06-01T00:00:00Z') };
 

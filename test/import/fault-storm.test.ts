@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runIcsImport, type IcsImportParams } from '../../src/runs/import-ics.ts';
-import { generateIcsFeed } from '../../src/sources/ics/generate.ts';
+import { generateIcsFeed } from '../support/generate-ics.ts';
 import type { ResolvedSite } from '../../src/config/sites.ts';
 import { feedServer, testSite } from '../support/site.ts';
 

@@ -4,7 +4,7 @@ import { runIcsImport, type IcsImportParams } from '../../src/runs/import-ics.ts
 import { RunFailedError } from '../../src/runs/context.ts';
 import { decodeIcs } from '../../src/sources/ics/index.ts';
 import { slugify } from '../../src/model/identity.ts';
-import type { ReportJson } from '../../src/sync/report.ts';
+import type { ReportJson } from '../../src/report/report.ts';
 import { corpus, testSite } from '../support/site.ts';
 
 const FILES = readdirSync(corpus('ics')).filter((f) => f.endsWith('.ics')).sort();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { runIcsImport, type IcsImportParams } from '../../src/runs/import-ics.ts';
 import { RunFailedError } from '../../src/runs/context.ts';
-import type { ReportJson } from '../../src/sync/report.ts';
+import type { ReportJson } from '../../src/report/report.ts';
 import { feedServer, testSite } from '../support/site.ts';
 import { testPrefix, testRedis } from '../support/redis.ts';
 

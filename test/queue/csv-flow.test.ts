@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import { writeEventsCsv } from '../../src/sources/csv/generate.ts';
+import { writeEventsCsv } from '../support/generate-csv.ts';
 import { bullConnection } from '../../src/queue/connection.ts';
 import { redisUrl, testPrefix } from '../support/redis.ts';
 import { PASSWORD, USER, testSite } from '../support/site.ts';

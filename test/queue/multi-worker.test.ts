@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, type Job } from 'bullmq';
 import type { SandboxDump, SandboxStats } from '../../src/sandbox/index.ts';
 import { MARGIN_MS } from '../../src/queue/rate-limiter.ts';
-import { writeEventsCsv } from '../../src/sources/csv/generate.ts';
+import { writeEventsCsv } from '../support/generate-csv.ts';
 import { bullConnection } from '../../src/queue/connection.ts';
 import { redisUrl, testPrefix } from '../support/redis.ts';
 import { PASSWORD, USER } from '../support/site.ts';

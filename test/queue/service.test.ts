@@ -10,7 +10,7 @@ import { reconcileSchedulers } from '../../src/queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../src/queue/worker.ts';
 import { RedisRateLimiter } from '../../src/queue/rate-limiter.ts';
 import { createLogger } from '../../src/util/log.ts';
-import { generateIcsFeed } from '../../src/sources/ics/generate.ts';
+import { generateIcsFeed } from '../support/generate-ics.ts';
 import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
 import { seedSite } from '../support/seed.ts';
 import { feedServer, PASSWORD, USER, testSite } from '../support/site.ts';

@@ -4,7 +4,7 @@ import type { EventRecord } from '../../src/api/index.ts';
 import type { Language } from '../../src/model/languages.ts';
 import { bullConnection } from '../../src/queue/connection.ts';
 import { runSiteSync } from '../../src/runs/sync-site.ts';
-import type { ReportJson } from '../../src/sync/report.ts';
+import type { ReportJson } from '../../src/report/report.ts';
 import { redisUrl, testPrefix } from '../support/redis.ts';
 import { seedSite } from '../support/seed.ts';
 import { PASSWORD, USER, testSite } from '../support/site.ts';

@@ -3,7 +3,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config/load.ts';
-import { ReportJson } from '../../src/sync/report.ts';
+import { ReportJson } from '../../src/report/report.ts';
 import { runCli } from '../support/cli.ts';
 import { corpus } from '../support/site.ts';
 

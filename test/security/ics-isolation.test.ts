@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bullConnection } from '../../src/queue/connection.ts';
 import { RunHistory } from '../../src/queue/history.ts';
-import { generateIcsFeed } from '../../src/sources/ics/generate.ts';
+import { generateIcsFeed } from '../support/generate-ics.ts';
 import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
 import { feedServer, PASSWORD, USER, testSite } from '../support/site.ts';
 import { spawnWorker, waitFor, writeConfig, type WorkerProcess } from '../support/worker-process.ts';

@@ -11,7 +11,7 @@ import { bullConnection } from '../../src/queue/connection.ts';
 import { waitForRun } from '../../src/queue/follow.ts';
 import { openQueues, startWorkers } from '../../src/queue/worker.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { generateIcsFeed } from '../../src/sources/ics/generate.ts';
+import { generateIcsFeed } from '../support/generate-ics.ts';
 import { createLogger } from '../../src/util/log.ts';
 import { redisUrl, testPrefix } from '../support/redis.ts';
 import { feedServer } from '../support/site.ts';

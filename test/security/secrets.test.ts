@@ -11,7 +11,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import { bullConnection } from '../../src/queue/connection.ts';
 import { waitForRun } from '../../src/queue/follow.ts';
 import { openQueues, startWorkers } from '../../src/queue/worker.ts';
-import { generateIcsFeed } from '../../src/sources/ics/generate.ts';
+import { generateIcsFeed } from '../support/generate-ics.ts';
 import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
 import { feedServer } from '../support/site.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ProgressLine } from '../../src/cli/progress.ts';
 import { ImageGuard } from '../../src/sources/fetch/image-guard.ts';
 import type { LookupFn } from '../../src/sources/fetch/index.ts';
-import { formatReport, RunReport } from '../../src/sync/report.ts';
+import { formatReport, RunReport } from '../../src/report/report.ts';
 import { terminalSafe } from '../../src/util/terminal.ts';
 
 /** Anything a terminal would act on rather than print: C0 (newline included), DEL, C1. */

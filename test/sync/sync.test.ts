@@ -5,7 +5,7 @@ import { copiedSlug, DRAFT_VERSION } from '../../src/sources/site/normalize.ts';
 import { eventVenue, type EventRecord } from '../../src/api/index.ts';
 import type { Language } from '../../src/model/languages.ts';
 import { mapConcurrent } from '../../src/util/pool.ts';
-import { ledgerKey } from '../../src/sync/ledger.ts';
+import { ledgerKey } from '../../src/write/ledger.ts';
 import { testPrefix, testRedis } from '../support/redis.ts';
 import { testSite } from '../support/site.ts';
 import { seedSite, type Seeded } from '../support/seed.ts';

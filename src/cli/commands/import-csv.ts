@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { CsvImportOptions, csvParams } from '../../../jobs/import-csv.ts';
 import { runCsvImport } from '../../runs/import-csv.ts';
-import { formatReport, reportExitCode } from '../../sync/report.ts';
+import { formatReport, reportExitCode } from '../../report/report.ts';
 import { createLogger } from '../../util/log.ts';
 import { ProgressLine } from '../progress.ts';
 import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';

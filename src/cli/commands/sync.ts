@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { SyncOptions, runSyncAll, syncParams } from '../../../jobs/sync-site.ts';
 import { runSiteSync } from '../../runs/sync-site.ts';
-import { formatReport, reportExitCode } from '../../sync/report.ts';
+import { formatReport, reportExitCode } from '../../report/report.ts';
 import { createLogger } from '../../util/log.ts';
 import { ProgressLine } from '../progress.ts';
 import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';

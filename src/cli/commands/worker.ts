@@ -6,7 +6,7 @@ import { reconcileSchedulers } from '../../queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../queue/worker.ts';
 import { bullConnection } from '../../queue/connection.ts';
 import { planUnits, waitForRun, warnIfNoWorker } from '../../queue/follow.ts';
-import { formatReport, reportExitCode, type ReportJson } from '../../sync/report.ts';
+import { formatReport, reportExitCode, type ReportJson } from '../../report/report.ts';
 import { createLogger } from '../../util/log.ts';
 import { terminalSafe } from '../../util/terminal.ts';
 import { ProgressLine } from '../progress.ts';

@@ -15,4 +15,3 @@
  */
 export { decodeIcs, type DecodedIcs } from './decode.ts';
 export { normalizeIcs, type IcsNormalizeOptions, type IcsNormalizeResult, type IcsSummary } from './normalize.ts';
-export { generateIcsFeed, type GenerateIcsOptions } from './generate.ts';

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { ReportJson } from '../../../src/sync/report.ts';
+import type { ReportJson } from '../../../src/report/report.ts';
 import { redisUrl, testPrefix } from '../../support/redis.ts';
 import { runCli, type CliResult } from '../../support/cli.ts';
 import type { RealSite } from './kit.ts';

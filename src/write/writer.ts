@@ -8,7 +8,7 @@ import { mapConcurrent } from '../util/pool.ts';
 import { eventBody, type EventBody } from './body.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
-import type { ItemKind, RunReport } from './report.ts';
+import type { ItemKind, RunReport } from '../report/report.ts';
 import { TermResolver } from './terms.ts';
 import { SiteIndex, spanOf } from './site-index.ts';
 import { retireVanished, type RetireOptions } from './retire.ts';

@@ -1,11 +1,11 @@
 import { preflight } from '../api/preflight.ts';
 import { CalendarClient, type EventRecord, type SiteConnection } from '../api/index.ts';
 import type { Language } from '../model/languages.ts';
-import { assertFeedName, feedFileName, isLanguage, writeArtifact } from './artifacts.ts';
-import { EventRenderError, ExportAbortedError, ExportError, ExportFetchError, ExportParamsError } from './errors.ts';
-import { compareRendered, DEFAULT_REFRESH_INTERVAL, durationSeconds, icsParts, renderEvent, ZoneUsage, type RenderedEvent, type RenderOptions } from './render.ts';
-import { eventTiming } from './timing.ts';
-import { inWindow, windowQuery, type ExportFilters, type ExportWindow } from './window-query.ts';
+import { assertFeedName, feedFileName, isLanguage, writeArtifact } from '../export/artifacts.ts';
+import { EventRenderError, ExportAbortedError, ExportError, ExportFetchError, ExportParamsError } from '../export/errors.ts';
+import { compareRendered, DEFAULT_REFRESH_INTERVAL, durationSeconds, icsParts, renderEvent, ZoneUsage, type RenderedEvent, type RenderOptions } from '../export/render.ts';
+import { eventTiming } from '../export/timing.ts';
+import { inWindow, windowQuery, type ExportFilters, type ExportWindow } from '../export/window-query.ts';
 
 /**
  * One export run: for each language, read the window from the site (page 1 for the total, the

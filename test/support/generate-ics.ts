@@ -1,6 +1,6 @@
 import { tzlib_get_ical_block } from 'timezones-ical-library';
-import { civilFromDays, daysFromCivil } from '../../model/timezones.ts';
-import { prng as rng } from '../../util/random.ts';
+import { civilFromDays, daysFromCivil } from '../../src/model/timezones.ts';
+import { prng as rng } from '../../src/util/random.ts';
 
 /**
  * Seeded synthetic ICS feed for tests and benchmarks: VEVENTs across several zones, a share of weekly

@@ -6,7 +6,7 @@ import { slugify } from '../model/identity.ts';
 import { nameKey } from '../util/entities.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import type { Ledger } from './ledger.ts';
-import type { RunReport } from './report.ts';
+import type { RunReport } from '../report/report.ts';
 
 export type Taxonomy = 'categories' | 'tags';
 

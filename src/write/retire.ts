@@ -4,7 +4,7 @@ import type { Language } from '../model/languages.ts';
 import { mapConcurrent } from '../util/pool.ts';
 import type { Ledger } from './ledger.ts';
 import { recordToBody } from './record-body.ts';
-import type { RunReport } from './report.ts';
+import type { RunReport } from '../report/report.ts';
 
 export type RetirePolicy = 'keep' | 'draft' | 'trash' | 'delete';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { prng } from '../../util/random.ts';
+import { prng } from '../../src/util/random.ts';
 
 /**
  * A seeded, streamed generator of The Events Calendar-style event CSVs for tests and benchmarks.

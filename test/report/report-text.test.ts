@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ITEM_KINDS, RunReport, formatReport } from '../../src/sync/report.ts';
+import { ITEM_KINDS, RunReport, formatReport } from '../../src/report/report.ts';
 
 describe('text report wording', () => {
   it('regression: the text report said "FAILED categorie …" (a plural cut to a non-word)', () => {

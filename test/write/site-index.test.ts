@@ -2,15 +2,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import type { EventDraft, Normalized, VenueDraft } from '../../src/model/draft.ts';
 import { runIcsImport, type IcsImportParams } from '../../src/runs/import-ics.ts';
-import { generateIcsFeed } from '../../src/sources/ics/generate.ts';
-import { SiteWriter } from '../../src/sync/events.ts';
-import { MemoryLedger } from '../../src/sync/ledger.ts';
-import { RunReport } from '../../src/sync/report.ts';
+import { generateIcsFeed } from '../support/generate-ics.ts';
+import { SiteWriter } from '../../src/write/writer.ts';
+import { MemoryLedger } from '../../src/write/ledger.ts';
+import { RunReport } from '../../src/report/report.ts';
 import { feedServer, testSite } from '../support/site.ts';
 import { testPrefix, testRedis } from '../support/redis.ts';
 
 /**
- * The site index (src/sync/site-index.ts): request counts of the write path, counted by the
+ * The site index (src/write/site-index.ts): request counts of the write path, counted by the
  * sandbox, and every fall-back that keeps a write from duplicating what the listings missed.
  */
 

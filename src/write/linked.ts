@@ -7,7 +7,7 @@ import { sameSiteName, termKey } from './terms.ts';
 import type { Language } from '../model/languages.ts';
 import { organizerBody, venueBody } from './body.ts';
 import type { Ledger } from './ledger.ts';
-import type { RunReport } from './report.ts';
+import type { RunReport } from '../report/report.ts';
 import { SiteIndex } from './site-index.ts';
 
 export interface LinkedResolverOptions {
