@@ -28,11 +28,15 @@ export interface LocalRedisOptions {
   port?: number;
   /** redis-server binary. @defaultValue `redis-server` on PATH, or $REDIS_SERVER_BIN */
   binary?: string;
+  /** Password clients must AUTH with; a restart on the same data keeps its clients by passing it again. @defaultValue generated */
+  password?: string;
 }
 
 export interface LocalRedis {
+  /** Carries the password, so anything that connects with it is let in and nothing else is. */
   url: string;
   port: number;
+  password: string;
   process: ChildProcess;
   stop(): Promise<void>;
 }
@@ -64,35 +68,20 @@ function findBinary(explicit?: string): string {
  * embedded default of `npm start`); without, it is a throwaway server for tests.
  */
 export async function startLocalRedis(opts: LocalRedisOptions = {}): Promise<LocalRedis> {
-  const bin = findBinary(opts.binary);
   const port = opts.port || (await freePort());
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--maxmemory-policy', 'noeviction', '--protected-mode', 'yes'];
-  if (opts.dataDir) {
-    mkdirSync(opts.dataDir, { recursive: true });
-    args.push('--dir', path.resolve(opts.dataDir), '--appendonly', 'yes', '--save', '');
-  } else {
-    args.push('--save', '', '--appendonly', 'no');
-  }
-  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const password = opts.password ?? randomBytes(24).toString('hex');
+  const storage = opts.dataDir ? ['--dir', path.resolve(opts.dataDir), '--appendonly', 'yes'] : ['--appendonly', 'no'];
+  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  let output = '';
+  const child = await launchRedis({ binary: opts.binary, port, password, args: storage, detached: false, onOutput: (d) => (output = (output + d).slice(-4000)) }).catch((e: Error) => {
+    throw new RedisUnavailableError(`${e.message}${output ? `: ${output.trim()}` : ''}`);
+  });
   const guard = child.pid ? watchdog(process.pid, child.pid) : undefined;
   child.once('exit', () => guard?.kill());
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
-  child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
-  const deadline = Date.now() + 10_000;
-  // Ready when it accepts a PING on the port.
-  for (;;) {
-    if (child.exitCode !== null) throw new RedisUnavailableError(`redis-server exited (${child.exitCode}): ${output.trim()}`);
-    if (await pingOnce(port)) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new RedisUnavailableError(`redis-server did not answer on port ${port} within 10 s: ${output.trim()}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: urlWith(password, port),
     port,
+    password,
     process: child,
     stop: () =>
       new Promise<void>((resolve) => {
@@ -106,6 +95,43 @@ export async function startLocalRedis(opts: LocalRedisOptions = {}): Promise<Loc
       }),
   };
 }
+
+interface LaunchOptions {
+  binary?: string;
+  port: number;
+  password: string;
+  args: string[];
+  /** Detached servers outlive this process (the shared embedded Redis); the others are our children. */
+  detached: boolean;
+  onOutput?: (chunk: string) => void;
+}
+
+/**
+ * Every redis-server calsync starts: loopback only, protected mode, a password, no eviction (a
+ * queue that silently loses jobs is worse than one that refuses writes). Ready when it answers an
+ * authenticated PING; refused after 10 s.
+ */
+async function launchRedis(o: LaunchOptions): Promise<ChildProcess> {
+  const bin = findBinary(o.binary);
+  // The password goes in through stdin (`-`), never argv: the process list is world-readable.
+  const args = ['-', '--port', String(o.port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--maxmemory-policy', 'noeviction', '--save', '', ...o.args];
+  const child = spawn(bin, args, { stdio: ['pipe', o.onOutput ? 'pipe' : 'ignore', o.onOutput ? 'pipe' : 'ignore'], detached: o.detached });
+  child.stdout?.on('data', (d: Buffer) => o.onOutput?.(d.toString()));
+  child.stderr?.on('data', (d: Buffer) => o.onOutput?.(d.toString()));
+  child.stdin?.end(`requirepass ${o.password}\n`);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new RedisUnavailableError(`redis-server exited (${child.exitCode})`);
+    if (await pingOnce(o.port, o.password)) return child;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new RedisUnavailableError(`redis-server did not answer on port ${o.port} within 10 s`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const urlWith = (password: string, port: number) => `redis://:${encodeURIComponent(password)}@127.0.0.1:${port}`;
 
 /**
  * redis-server is our child but does not die with us: killed without stop() (SIGKILL, a crash, npm
@@ -162,7 +188,7 @@ const EmbeddedState = z.strictObject({ pid: z.number().int().positive(), port: z
 type EmbeddedState = z.infer<typeof EmbeddedState>;
 
 export const embeddedStateFile = (dataDir: string) => path.join(path.resolve(dataDir), 'redis', 'embedded.json');
-const urlOf = (s: EmbeddedState) => `redis://:${encodeURIComponent(s.password)}@127.0.0.1:${s.port}`;
+const urlOf = (s: EmbeddedState) => urlWith(s.password, s.port);
 
 /** The running embedded Redis of `dataDir`, if its state file names a live server that accepts the password. */
 export async function findEmbeddedRedis(dataDir: string): Promise<string | undefined> {
@@ -191,24 +217,12 @@ export async function embeddedRedis(dataDir: string, opts: { binary?: string } =
 }
 
 async function spawnEmbedded(dir: string, binary?: string): Promise<EmbeddedState> {
-  const bin = findBinary(binary);
   const port = await freePort();
   const password = randomBytes(24).toString('hex');
-  // The password goes in through stdin (`-`), never argv: the process list is world-readable.
-  const args = ['-', '--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--maxmemory-policy', 'noeviction', '--dir', dir, '--appendonly', 'yes', '--save', ''];
-  const child = spawn(bin, args, { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
-  child.stdin?.end(`requirepass ${password}\n`);
+  const child = await launchRedis({ binary, port, password, args: ['--dir', dir, '--appendonly', 'yes'], detached: true }).catch((e: Error) => {
+    throw new RedisUnavailableError(`${e.message} while starting the embedded Redis in ${dir}`);
+  });
   child.unref();
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new RedisUnavailableError(`redis-server exited (${child.exitCode}) while starting the embedded Redis in ${dir}`);
-    if (await pingOnce(port, password)) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new RedisUnavailableError(`redis-server did not answer on port ${port} within 10 s`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
   return { pid: child.pid as number, port, password };
 }
 

@@ -114,7 +114,7 @@ describe('chaos: workers killed with -9 at random points, Redis restarted mid-ru
       await queue.close();
       await redis.stop();
       await new Promise((r) => setTimeout(r, 1500));
-      redis = await startLocalRedis({ dataDir, port });
+      redis = await startLocalRedis({ dataDir, port, password: redis.password });
       queue = new Queue('import', { connection: bullConnection(redis.url), prefix });
       try {
         await waitFor('the import to complete after the restart', async () => (await queue.getJob(job.id as string))?.finishedOn, 600_000, 500);

@@ -4,9 +4,21 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { embeddedRedis, embeddedStateFile, findEmbeddedRedis } from '../../src/queue/redis-server.ts';
+import { embeddedRedis, embeddedStateFile, findEmbeddedRedis, startLocalRedis } from '../../src/queue/redis-server.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What an attacker on the machine would type: a plain command, no AUTH. */
+function unauthenticated(port: number): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const sock = net.connect({ port, host: '127.0.0.1' }, () => sock.write('CONFIG GET requirepass\r\n'));
+    sock.on('data', (d) => {
+      sock.destroy();
+      resolve(d.toString());
+    });
+    sock.on('error', reject);
+  });
+}
 
 describe('the embedded Redis of a data directory', () => {
   it('regression: worker and enqueue --wait each started their own redis-server on one data dir; now the second finds the first', async () => {
@@ -52,20 +64,34 @@ describe('the embedded Redis of a data directory', () => {
     const e = await embeddedRedis(dir);
     const port = Number(new URL(e.url).port);
     try {
-      // What an attacker on the machine would type: a plain command, no AUTH.
-      const answer = await new Promise<string>((resolve, reject) => {
-        const sock = net.connect({ port, host: '127.0.0.1' }, () => sock.write('CONFIG GET requirepass\r\n'));
-        sock.on('data', (d) => {
-          sock.destroy();
-          resolve(d.toString());
-        });
-        sock.on('error', reject);
-      });
-      expect(answer).toMatch(/^-NOAUTH/);
+      expect(await unauthenticated(port)).toMatch(/^-NOAUTH/);
       expect(new URL(e.url).hostname).toBe('127.0.0.1');
     } finally {
       await sleep(100);
       await e.release();
+    }
+  });
+
+  it('regression: the Redis that `npm start` (demo) starts had no password; a client without it is refused', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'calsync-demo-redis-'));
+    const local = await startLocalRedis({ dataDir: dir });
+    const client = new Redis(local.url);
+    try {
+      expect(await unauthenticated(local.port)).toMatch(/^-NOAUTH/);
+      expect(await client.ping()).toBe('PONG');
+      // A restart on the same data with the same password keeps its clients (the chaos suite restarts it mid-run).
+      await client.set('calsync-demo-probe', 'kept');
+      await local.stop();
+      const again = await startLocalRedis({ dataDir: dir, port: local.port, password: local.password });
+      try {
+        expect(again.url).toBe(local.url);
+        expect(await client.get('calsync-demo-probe')).toBe('kept');
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      client.disconnect();
+      await local.stop();
     }
   });
 });
