@@ -16,10 +16,10 @@ import {
   decideAfterNetworkError,
   decideAfterStatus,
   networkCode,
-  parseRetryAfter,
   type Decision,
   type RetryKind,
 } from './retry.ts';
+import { parseRetryAfter } from '../util/retry-after.ts';
 import { isSiteFailure } from './breaker.ts';
 import type { AttemptRequest, RawResponse, Transport } from './transport.ts';
 
