@@ -1,5 +1,5 @@
 import type { CalendarClient } from '../api/index.ts';
-import { ApiError, NetworkError, isNotFound } from '../api/index.ts';
+import { ApiError, NetworkError, isGone } from '../api/index.ts';
 import type { Origin, OrganizerDraft, VenueDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import { shortHash, slugify } from '../model/identity.ts';
@@ -273,9 +273,5 @@ export class LinkedResolver {
 /** A failure after which the create may or may not have landed on the site. */
 function isUncertain(err: unknown): boolean {
   return err instanceof NetworkError || (err instanceof ApiError && (err.status >= 500 || err.status === 429));
-}
-
-function isGone(err: unknown): boolean {
-  return isNotFound(err) || (err instanceof ApiError && (err.status === 403 || err.status === 410));
 }
 

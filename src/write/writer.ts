@@ -1,5 +1,5 @@
 import type { CalendarClient, EventRecord } from '../api/index.ts';
-import { ApiError, SlugMismatchError, isNotFound } from '../api/index.ts';
+import { SlugMismatchError, goneAs, isNotFound } from '../api/index.ts';
 import type { EventDraft, ItemFailure, Normalized, Origin, OrganizerDraft, TermDraft, VenueDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import { slugFor } from '../model/identity.ts';
@@ -338,7 +338,7 @@ export class SiteWriter {
       return rec.status === 'trash';
     } catch (err) {
       // Trashed events answer 403 event-no-longer-available (6.17.2) or event-not-accessible (6.17.1).
-      return err instanceof ApiError && (err.status === 403 || err.status === 410);
+      return goneAs(err) === 'trashed';
     }
   }
 }
