@@ -87,6 +87,20 @@ export function eventVenue(record: Pick<EventRecord, 'venue'>): VenueRecord | nu
 }
 
 /**
+ * The cost to write for a record so that the site shows what it shows now: its numbers
+ * (`cost_details.values`, "0" for Free) joined as a range, with the currency symbol where it
+ * stood. Sending the display string instead would carry a localized "Free" as text; sending the
+ * bare numbers would lose the symbol (the site then adds its default "$").
+ */
+export function eventCostText(record: Pick<EventRecord, 'cost' | 'cost_details'>): string | undefined {
+  const d = record.cost_details;
+  if (!d?.values?.length) return record.cost ?? undefined;
+  const symbol = d.currency_symbol ?? '';
+  const postfix = d.currency_position === 'postfix';
+  return `${postfix ? '' : symbol}${d.values.join(' - ')}${postfix ? symbol : ''}`;
+}
+
+/**
  * The event write body (SPEC §2.1). Dates are local wall times with an explicit `timezone`
  * (CONTRACT: offsets, `Z` and epoch numbers are silently misread). Venues, organizers and terms
  * go by id only: inline objects create orphans and names create bogus terms (CONTRACT decisions).
