@@ -71,9 +71,10 @@ export const EventRecord = z.looseObject({
   featured: MaybeBool.optional(),
   categories: z.array(TermRecord).default([]),
   tags: z.array(TermRecord).default([]),
-  venue: z.union([VenueRecord, z.array(VenueRecord)]).default([]),
+  // `[]` (no venue) first: the commonest shape; the options are disjoint, so the order changes no result.
+  venue: z.union([z.array(VenueRecord), VenueRecord]).default([]),
   organizer: z.array(OrganizerRecord).default([]),
-  custom_fields: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+  custom_fields: z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]).optional(),
   /** Only on single reads. */
   json_ld: z.unknown().optional(),
 });
