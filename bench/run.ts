@@ -6,6 +6,7 @@ import { runExportBench } from './export-ics.ts';
 import { runImportCsvBench, csvFlowRate } from './import-csv.ts';
 import { runImportIcsBench } from './import-ics.ts';
 import { runRealSiteBench } from './real-site.ts';
+import { runSlowSiteBench } from './slow-site.ts';
 import { runSyncBench } from './sync.ts';
 import { machine, printTable, round, type Scenario } from './lib.ts';
 
@@ -32,6 +33,7 @@ const SUITES: [string, () => Promise<Scenario[]>][] = [
   ['export-ics', async () => (await runExportBench()).scenarios as Scenario[]],
   ['sync', () => runSyncBench()],
   ['workers', () => workersUnderLatency()],
+  ['slow-site', () => runSlowSiteBench()],
   ['real-site', () => runRealSiteBench()],
 ];
 

@@ -16,10 +16,10 @@ import {
   decideAfterNetworkError,
   decideAfterStatus,
   networkCode,
-  parseRetryAfter,
   type Decision,
   type RetryKind,
 } from './retry.ts';
+import { parseRetryAfter } from '../util/retry-after.ts';
 import { isSiteFailure } from './breaker.ts';
 import type { AttemptRequest, RawResponse, Transport } from './transport.ts';
 
@@ -109,8 +109,12 @@ export class Executor {
     const url = this.#transport.displayUrl(spec.path, query);
     const { totalMs } = this.#conn.timeouts;
     const deadlineAt = Date.now() + totalMs;
-    const deadline = AbortSignal.timeout(totalMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+    // Not AbortSignal.timeout: its timer outlives the call (120 s by default), so a busy client
+    // keeps tens of thousands of them alive; this one is cleared when the call ends.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), totalMs);
+    timer.unref();
+    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline.signal]) : deadline.signal;
     const where = { method: spec.method, route: spec.route, url };
     let attempt = 0;
     try {
@@ -118,10 +122,13 @@ export class Executor {
       for (;;) {
         attempt++;
         this.#conn.breaker.check();
-        await this.#waitGate(signal);
-        await this.#conn.limiter?.acquire(signal);
-        // The limiter may have held us while another call was told to back off.
-        await this.#waitGate(signal);
+        // Awaited only when there is something to wait for: each await costs a turn of the loop.
+        if (this.#notBefore > Date.now()) await this.#waitGate(signal);
+        if (this.#conn.limiter) {
+          await this.#conn.limiter.acquire(signal);
+          // The limiter may have held us while another call was told to back off.
+          await this.#waitGate(signal);
+        }
 
         const ctx: ResponseContext = { ...where, attempts: attempt, notFoundParams: spec.notFoundParams };
         const started = performance.now();
@@ -177,10 +184,12 @@ export class Executor {
     } catch (err) {
       if (isTyped(err)) throw err;
       if (opts.signal?.aborted) throw opts.signal.reason;
-      if (deadline.aborted) {
+      if (deadline.signal.aborted) {
         throw new TimeoutError({ ...where, code: 'DEADLINE', attempts: attempt, kind: 'total', timeoutMs: totalMs, cause: err });
       }
       throw err;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -20,6 +20,7 @@ export * from './schemas/terms.ts';
 export * from './schemas/lists.ts';
 export { WallTime, QueryDate, Slug, DateDetails, Image } from './schemas/common.ts';
 export { WpErrorBody } from './schemas/errors.ts';
-export { backoffDelay, parseRetryAfter } from './retry.ts';
+export { backoffDelay } from './retry.ts';
+export { parseRetryAfter } from '../util/retry-after.ts';
 export { CircuitBreaker, DEFAULT_BREAKER_THRESHOLD } from './breaker.ts';
 export { preflight, type SiteFacts, type PreflightOptions } from './preflight.ts';

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resolveConnection, type SiteConnection } from './connection.ts';
 import { PreflightError } from './errors/preflight-error.ts';
-import { networkCode, parseRetryAfter } from './retry.ts';
+import { networkCode } from './retry.ts';
+import { parseRetryAfter } from '../util/retry-after.ts';
 import type { ClientStats } from './executor.ts';
 import { Transport, type RawResponse } from './transport.ts';
 

@@ -87,17 +87,3 @@ export function backoffDelay(retryIndex: number, policy: RetryPolicy, random: ()
   const ceiling = Math.min(policy.maxDelayMs, policy.minDelayMs * 2 ** retryIndex);
   return Math.floor(random() * ceiling);
 }
-
-/**
- * `Retry-After` as milliseconds from now: delta-seconds or an HTTP date (RFC 9110 §10.2.3).
- * Undefined when absent or unreadable.
- */
-export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | undefined {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (raw === undefined) return undefined;
-  const text = raw.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
-}

@@ -78,8 +78,8 @@ export class Transport {
       for (const [k, v] of query) params.append(k, v);
       return `${this.#basePath}?${params.toString()}`;
     }
-    const search = new URLSearchParams(query).toString();
-    return `${this.#basePath}${route}${search ? `?${search}` : ''}`;
+    if (query.length === 0) return `${this.#basePath}${route}`;
+    return `${this.#basePath}${route}?${new URLSearchParams(query).toString()}`;
   }
 
   /** A URL safe to put in errors and logs: no userinfo (never part of `origin`), event passwords masked. */

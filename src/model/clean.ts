@@ -7,8 +7,6 @@ import { plainText, sanitizeHtml, webUrl } from './html.ts';
  * built; a field whose content was nothing but markup comes out empty and is omitted.
  */
 
-const VENUE_TEXT = ['address', 'city', 'country', 'province', 'state', 'stateprovince', 'zip', 'phone'] as const;
-
 const html = (v: string | undefined): string | undefined => (v === undefined ? undefined : sanitizeHtml(v) || undefined);
 const text = (v: string | undefined): string | undefined => (v === undefined ? undefined : plainText(v).trim() || undefined);
 
@@ -18,30 +16,42 @@ function put<T extends object, K extends keyof T>(o: T, key: K, value: T[K] | un
   else o[key] = value;
 }
 
-/** A venue, or undefined when its name was nothing but markup. */
-export function cleanVenue<V extends Partial<VenueDraft>>(v: V | undefined): V | undefined {
-  if (!v) return undefined;
-  const out = { ...v };
-  const name = text(v.venue);
-  if (!name) return undefined;
-  out.venue = name;
-  put(out, 'description', html(v.description));
-  for (const k of VENUE_TEXT) if (k in v) put(out, k, text(v[k]));
-  if ('website' in v) put(out, 'website', webUrl(v.website));
-  return out;
+const CLEANERS = { html, text, url: webUrl };
+type Cleaner = keyof typeof CLEANERS;
+
+/** A linked record's table: its name field (plain text, required) and how each other field is cleaned. */
+interface LinkedTable<D> {
+  name: keyof D & string;
+  fields: Partial<Record<keyof D & string, Cleaner>>;
 }
 
-/** An organizer, or undefined when its name was nothing but markup. */
-export function cleanOrganizer<O extends Partial<OrganizerDraft>>(o: O | undefined): O | undefined {
-  if (!o) return undefined;
-  const out = { ...o };
-  const name = text(o.organizer);
+const VENUE: LinkedTable<VenueDraft> = {
+  name: 'venue',
+  fields: { description: 'html', address: 'text', city: 'text', country: 'text', province: 'text', state: 'text', stateprovince: 'text', zip: 'text', phone: 'text', website: 'url' },
+};
+
+const ORGANIZER: LinkedTable<OrganizerDraft> = {
+  name: 'organizer',
+  fields: { description: 'html', email: 'text', phone: 'text', website: 'url' },
+};
+
+/** A venue or organizer by its table, or undefined when its name was nothing but markup. */
+function cleanLinked<T extends object, D>(v: T | undefined, table: LinkedTable<D>): T | undefined {
+  if (!v) return undefined;
+  const fields = v as Record<string, string | undefined>;
+  const name = text(fields[table.name]);
   if (!name) return undefined;
-  out.organizer = name;
-  put(out, 'description', html(o.description));
-  for (const k of ['email', 'phone'] as const) if (k in o) put(out, k, text(o[k]));
-  if ('website' in o) put(out, 'website', webUrl(o.website));
-  return out;
+  const out: Record<string, unknown> = { ...v, [table.name]: name };
+  for (const [k, cleaner] of Object.entries(table.fields) as [string, Cleaner][]) if (k in v) put(out, k, CLEANERS[cleaner](fields[k]));
+  return out as T;
+}
+
+export function cleanVenue<V extends Partial<VenueDraft>>(v: V | undefined): V | undefined {
+  return cleanLinked(v, VENUE);
+}
+
+export function cleanOrganizer<O extends Partial<OrganizerDraft>>(o: O | undefined): O | undefined {
+  return cleanLinked(o, ORGANIZER);
 }
 
 export function cleanTerm(t: TermDraft): TermDraft | undefined {

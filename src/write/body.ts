@@ -1,43 +1,44 @@
+import type { CategoryCreate, EventCreate, OrganizerCreate, VenueCreate } from '../api/index.ts';
 import type { EventDraft, OrganizerDraft, VenueDraft } from '../model/draft.ts';
 
 /**
  * Write bodies are always complete: a site update resets every field it is not sent
  * (CONTRACT "updates"), so each body states every field calsync manages, defaults included.
  * Empty text is left out because the site refuses `""` for title/description/excerpt.
+ * The shapes come from the client's create schemas (src/api/schemas): a body is a create input
+ * with the fields calsync always states made required.
  */
-export interface EventLinks {
-  categories: number[];
-  tags: number[];
-  venue?: number;
-  organizers: number[];
-}
 
-export interface EventBody {
-  title: string;
-  description?: string;
-  excerpt?: string;
-  status: string;
-  timezone: string;
-  all_day: boolean;
-  start_date: string;
-  end_date: string;
-  image?: string;
+/** `T` with the keys `K` required. */
+type Stated<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: Exclude<T[P], undefined> };
+
+/** Fields the site sets itself or that travel outside the body (the slug is in the by-slug route). */
+type SiteSet = 'author' | 'date' | 'date_utc' | 'slug';
+
+export type EventBody = Stated<
+  Omit<EventCreate, SiteSet | 'cost' | 'venue'>,
+  'status' | 'timezone' | 'all_day' | 'website' | 'show_map' | 'show_map_link' | 'hide_from_listings' | 'sticky' | 'featured' | 'categories' | 'tags' | 'organizer'
+> & {
+  /** Always the text form (the site reads a number the same way). */
   cost: string;
-  website: string;
-  show_map: boolean;
-  show_map_link: boolean;
-  hide_from_listings: boolean;
-  sticky: boolean;
-  featured: boolean;
-  categories: number[];
-  tags: number[];
+  /** One venue id: the site links only the first of an array. */
   venue?: number;
-  organizer: number[];
-}
+};
+
+/** Map flags as strings on the wire: the site refuses a JSON boolean there (CONTRACT Part A). */
+export type VenueBody = Stated<Omit<VenueCreate, SiteSet>, 'status' | 'show_map' | 'show_map_link'>;
+
+export type OrganizerBody = Stated<Omit<OrganizerCreate, SiteSet>, 'status'>;
+
+/** What an event links to, as site ids (its drafts' links resolved). */
+export type EventLinkIds = Pick<EventBody, 'categories' | 'tags' | 'venue'> & { organizers: EventBody['organizer'] };
+
+/** A category or tag body (a tag body never carries `parent`). */
+export type TermBody = CategoryCreate;
 
 const text = (s: string | undefined) => (s && s.trim() !== '' ? s : undefined);
 
-export function eventBody(d: EventDraft, links: EventLinks, defaults: { status?: string } = {}): EventBody {
+export function eventBody(d: EventDraft, links: EventLinkIds, defaults: { status?: string } = {}): EventBody {
   const body: EventBody = {
     title: d.title,
     status: d.status ?? defaults.status ?? 'publish',
@@ -65,25 +66,6 @@ export function eventBody(d: EventDraft, links: EventLinks, defaults: { status?:
   return body;
 }
 
-export interface VenueBody {
-  venue: string;
-  description?: string;
-  address?: string;
-  city?: string;
-  country?: string;
-  province?: string;
-  state?: string;
-  stateprovince?: string;
-  zip?: string;
-  phone?: string;
-  website?: string;
-  image?: string;
-  status: string;
-  /** Strings on the wire: the site refuses a JSON boolean here (CONTRACT Part A). */
-  show_map: 'true' | 'false';
-  show_map_link: 'true' | 'false';
-}
-
 export function venueBody(v: VenueDraft, defaults: { status?: string } = {}): VenueBody {
   const body: VenueBody = {
     venue: v.venue,
@@ -96,16 +78,6 @@ export function venueBody(v: VenueDraft, defaults: { status?: string } = {}): Ve
     if (val) body[k] = val;
   }
   return body;
-}
-
-export interface OrganizerBody {
-  organizer: string;
-  description?: string;
-  email?: string;
-  phone?: string;
-  website?: string;
-  image?: string;
-  status: string;
 }
 
 export function organizerBody(o: OrganizerDraft, defaults: { status?: string } = {}): OrganizerBody {

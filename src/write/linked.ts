@@ -1,11 +1,12 @@
 import type { CalendarClient } from '../api/index.ts';
-import { ApiError, NetworkError, isNotFound } from '../api/index.ts';
+import { ApiError, NetworkError, isGone } from '../api/index.ts';
 import type { Origin, OrganizerDraft, VenueDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import { shortHash, slugify } from '../model/identity.ts';
 import { sameSiteName, termKey } from './terms.ts';
 import type { Language } from '../model/languages.ts';
 import { organizerBody, venueBody } from './body.ts';
+import { createLinked, updateLinked, type LinkedBody } from './linked-writes.ts';
 import type { Ledger } from './ledger.ts';
 import type { RunReport } from '../report/report.ts';
 import { SiteIndex } from './site-index.ts';
@@ -144,7 +145,7 @@ export class LinkedResolver {
    * means a record of that name appeared since the listing (another run). Like a lookup before
    * the create would have, keep that one: trash ours and update it.
    */
-  private async settleCollision(kind: LinkedKind, name: string, body: object, created: LinkedRecord, explicitSlug?: string): Promise<LinkedRecord> {
+  private async settleCollision(kind: LinkedKind, name: string, body: LinkedBody, created: LinkedRecord, explicitSlug?: string): Promise<LinkedRecord> {
     const candidates = slugCandidates(name, explicitSlug);
     const index = this.opts.index;
     const listed = await index?.linked(kind, 0);
@@ -159,7 +160,7 @@ export class LinkedResolver {
       const other = await this.findOnSite(kind, [base], name);
       if (other && other.id !== created.id && other.status !== 'trash') {
         await res.delete(created.id, { lang: this.opts.lang }).catch(() => undefined);
-        kept = await res.update(other.id, body as never, { lang: this.opts.lang });
+        kept = await updateLinked(this.client, other.id, body, { lang: this.opts.lang });
       }
     }
     if (kept.slug) index.noteLinked(kind, { id: kept.id, slug: kept.slug, name });
@@ -198,13 +199,13 @@ export class LinkedResolver {
    * carries no slug to check by. The resolver can check: after an uncertain failure it looks the
    * record up by the slug the site derives from the name, and creates again only if it is not there.
    */
-  private async createVerified(kind: LinkedKind, name: string, body: object, explicitSlug?: string): Promise<{ id: number; slug?: string; modified_utc?: string }> {
+  private async createVerified(kind: LinkedKind, name: string, body: LinkedBody, explicitSlug?: string): Promise<{ id: number; slug?: string; modified_utc?: string }> {
     const { lang } = this.opts;
     const res = kind === 'venues' ? this.client.venues : this.client.organizers;
     const field = kind === 'venues' ? 'venue' : 'organizer';
     for (let attempt = 1; ; attempt++) {
       try {
-        return await res.create(body as never, { lang });
+        return await createLinked(this.client, body, { lang });
       } catch (err) {
         if (!isUncertain(err) || attempt >= 6) throw err;
         await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2)));
@@ -217,7 +218,7 @@ export class LinkedResolver {
     }
   }
 
-  private async upsert(kind: LinkedKind, key: string, name: string, body: object, origin?: Origin, explicitSlug?: string): Promise<number | undefined> {
+  private async upsert(kind: LinkedKind, key: string, name: string, body: LinkedBody, origin?: Origin, explicitSlug?: string): Promise<number | undefined> {
     const { lang } = this.opts;
     const report = { add: (item: Parameters<RunReport['add']>[0]) => this.opts.report.add(origin ? { ...item, origin } : item) };
     const label = kind === 'venues' ? 'venue' : 'organizer';
@@ -252,7 +253,7 @@ export class LinkedResolver {
       let record: { id: number; slug?: string; modified_utc?: string } | null = null;
       if (existing && existing.status !== 'trash') {
         // A listed record may have been deleted on the site since the listing: then create it.
-        record = await res.update(existing.id, body as never, { lang }).catch((err) => (known || !isGone(err) ? Promise.reject(err) : null));
+        record = await updateLinked(this.client, existing.id, body, { lang }).catch((err) => (known || !isGone(err) ? Promise.reject(err) : null));
         if (record) report.add({ kind, slug: record.slug ?? key, outcome: 'updated', siteId: record.id });
       }
       if (!record) {
@@ -273,9 +274,5 @@ export class LinkedResolver {
 /** A failure after which the create may or may not have landed on the site. */
 function isUncertain(err: unknown): boolean {
   return err instanceof NetworkError || (err instanceof ApiError && (err.status >= 500 || err.status === 429));
-}
-
-function isGone(err: unknown): boolean {
-  return isNotFound(err) || (err instanceof ApiError && (err.status === 403 || err.status === 410));
 }
 

@@ -1,4 +1,4 @@
-import type { EventRecord } from '../api/index.ts';
+import { eventCostText, type EventRecord } from '../api/index.ts';
 import type { EventBody } from './body.ts';
 
 function ids(list: unknown): number[] {
@@ -24,7 +24,7 @@ export function recordToBody(r: EventRecord): EventBody {
     all_day: r.all_day ?? false,
     start_date: r.start_date,
     end_date: r.end_date,
-    cost: (r.cost_details?.values ?? []).join(', ') || (r.cost ?? ''),
+    cost: eventCostText(r) ?? '',
     website: typeof r.website === 'string' && r.website !== r.url ? r.website : '',
     show_map: r.show_map ?? true,
     show_map_link: r.show_map_link ?? true,

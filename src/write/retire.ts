@@ -1,5 +1,5 @@
 import type { CalendarClient } from '../api/index.ts';
-import { ApiError, isNotFound } from '../api/index.ts';
+import { isGone } from '../api/index.ts';
 import type { Language } from '../model/languages.ts';
 import { mapConcurrent } from '../util/pool.ts';
 import type { Ledger } from './ledger.ts';
@@ -103,8 +103,7 @@ export async function retireVanished(o: RetireOptions): Promise<void> {
       summary.retired++;
       report.add({ kind: 'events', slug, siteId: id, outcome: 'retired', reason: `${why}; ${policy === 'draft' ? 'set to draft' : 'moved to trash'}` });
     } catch (err) {
-      const gone = isNotFound(err) || (err instanceof ApiError && (err.status === 410 || err.status === 403));
-      if (gone) {
+      if (isGone(err)) {
         await ledger.remove('events', slug);
         summary.retired++;
         report.add({ kind: 'events', slug, siteId: id, outcome: 'retired', reason: `${why}; already deleted on the site` });

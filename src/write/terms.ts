@@ -7,6 +7,7 @@ import { nameKey } from '../util/entities.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import type { Ledger } from './ledger.ts';
 import type { RunReport } from '../report/report.ts';
+import type { TermBody } from './body.ts';
 
 export type Taxonomy = 'categories' | 'tags';
 
@@ -149,11 +150,11 @@ export class TermResolver {
     }
     try {
       const res = tax === 'categories' ? this.client.categories : this.client.tags;
-      const body: Record<string, unknown> = { name: d.name };
+      const body: TermBody = { name: d.name };
       if (description !== undefined) body.description = description;
       // Only set, never cleared: the API takes no parent 0 (moving a category to the top level is left to the site).
       if (tax === 'categories' && parent !== undefined && parent > 0) body.parent = parent;
-      await res.update(id, body as never, { lang: this.opts.lang });
+      await res.update(id, body, { lang: this.opts.lang });
       this.opts.report.add({ kind: tax, slug: d.slug, outcome: 'updated', siteId: id, ...(stale ? { reason: stale } : {}) });
     } catch (err) {
       this.opts.report.add({ kind: tax, slug: d.slug, outcome: 'failed', siteId: id, reason: `could not update "${d.name}": ${(err as Error).message}` });
@@ -182,12 +183,12 @@ export class TermResolver {
     }
     try {
       const res = tax === 'categories' ? this.client.categories : this.client.tags;
-      const body: Record<string, unknown> = { name: d.name };
+      const body: TermBody = { name: d.name };
       if (d.slug) body.slug = d.slug;
       const description = termText(d.description);
       if (description !== undefined) body.description = description;
       if (parent !== undefined && parent > 0) body.parent = parent;
-      const created = await res.create(body as never, { lang: this.opts.lang });
+      const created = await res.create(body, { lang: this.opts.lang });
       idx.bySlug.set(created.slug, created.id);
       idx.byName.set(termKey(created.name), created.id);
       this.opts.report.add({ kind: tax, slug: created.slug, outcome: 'created', siteId: created.id });

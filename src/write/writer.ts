@@ -1,11 +1,11 @@
 import type { CalendarClient, EventRecord } from '../api/index.ts';
-import { ApiError, SlugMismatchError, isNotFound } from '../api/index.ts';
-import type { EventDraft, ItemFailure, Normalized, Origin, OrganizerDraft, TermDraft, VenueDraft } from '../model/draft.ts';
+import { SlugMismatchError, goneAs, isNotFound } from '../api/index.ts';
+import type { EventDraft, ItemFailure, Normalized, Origin } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import { slugFor } from '../model/identity.ts';
 import type { Language } from '../model/languages.ts';
 import { mapConcurrent } from '../util/pool.ts';
-import { eventBody, type EventBody } from './body.ts';
+import { eventBody, type EventBody, type EventLinkIds } from './body.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
 import type { ItemKind, RunReport } from '../report/report.ts';
@@ -64,16 +64,11 @@ export interface PlannedUntouched {
 
 export type PlannedEvent = PlannedWrite | PlannedUntouched;
 
-/** What an event links to, before resolution to site ids. */
-export interface EventLinks {
-  categories: TermDraft[];
-  tags: TermDraft[];
-  venue?: VenueDraft;
-  organizers: OrganizerDraft[];
-}
+/** What an event links to, as drafts, before resolution to site ids (EventLinkIds). */
+export type EventLinkDrafts = Pick<EventDraft, 'categories' | 'tags' | 'venue' | 'organizers'>;
 
 export interface ResolvedLinks {
-  ids: { categories: number[]; tags: number[]; venue?: number; organizers: number[] };
+  ids: EventLinkIds;
   notes: string[];
 }
 
@@ -192,7 +187,7 @@ export class SiteWriter {
   }
 
   /** Site ids of an event's terms, venue and organizers; a link that could not be written becomes a note. */
-  async resolveLinks(d: EventLinks): Promise<ResolvedLinks> {
+  async resolveLinks(d: EventLinkDrafts): Promise<ResolvedLinks> {
     const notes: string[] = [];
     const categories = await this.terms.resolveAll('categories', d.categories);
     const tags = await this.terms.resolveAll('tags', d.tags);
@@ -338,7 +333,7 @@ export class SiteWriter {
       return rec.status === 'trash';
     } catch (err) {
       // Trashed events answer 403 event-no-longer-available (6.17.2) or event-not-accessible (6.17.1).
-      return err instanceof ApiError && (err.status === 403 || err.status === 410);
+      return goneAs(err) === 'trashed';
     }
   }
 }

@@ -1,5 +1,6 @@
 export { ApiError, paramNames, type ApiErrorInit } from './api-error.ts';
 export { NotFoundError, isNotFound } from './not-found-error.ts';
+export { goneAs, isGone } from './gone.ts';
 export { SlugMismatchError } from './slug-mismatch-error.ts';
 export { NetworkError, type NetworkErrorInit } from './network-error.ts';
 export { TimeoutError, type TimeoutKind } from './timeout-error.ts';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CallOptions, Page } from '../connection.ts';
-import { ApiError, NotFoundError, RequestValidationError, SlugMismatchError } from '../errors/index.ts';
+import { ApiError, NotFoundError, goneAs, RequestValidationError, SlugMismatchError } from '../errors/index.ts';
 import type { Executor } from '../executor.ts';
 import { DEFAULT_ITERATE_PER_PAGE, fetchPage, iteratePages, type IterateOptions, type ListSpec } from '../paging.ts';
 import { toQuery } from '../query.ts';
@@ -106,7 +106,7 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
       return rec.status === 'trash';
     } catch (err) {
       if (err instanceof NotFoundError) return false;
-      if (err instanceof ApiError && err.status === 403) return true;
+      if (goneAs(err) === 'trashed') return true;
       throw err;
     }
   }

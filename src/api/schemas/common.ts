@@ -63,7 +63,8 @@ export const Image = z.looseObject({
 export type Image = z.infer<typeof Image>;
 
 /** `false` when there is no image (PHP), an object otherwise. */
-export const MaybeImage = z.union([Image, z.literal(false), z.null()]);
+// `false` first: it is what most records carry, and a union tries its options in order.
+export const MaybeImage = z.union([z.literal(false), z.null(), Image]);
 
 /** The post fields venues and organizers share in records; all optional, empties are dropped. */
 export const linkedPostShape = {

@@ -71,9 +71,10 @@ export const EventRecord = z.looseObject({
   featured: MaybeBool.optional(),
   categories: z.array(TermRecord).default([]),
   tags: z.array(TermRecord).default([]),
-  venue: z.union([VenueRecord, z.array(VenueRecord)]).default([]),
+  // `[]` (no venue) first: the commonest shape; the options are disjoint, so the order changes no result.
+  venue: z.union([z.array(VenueRecord), VenueRecord]).default([]),
   organizer: z.array(OrganizerRecord).default([]),
-  custom_fields: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+  custom_fields: z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]).optional(),
   /** Only on single reads. */
   json_ld: z.unknown().optional(),
 });
@@ -84,6 +85,20 @@ export function eventVenue(record: Pick<EventRecord, 'venue'>): VenueRecord | nu
   const v = record.venue;
   if (Array.isArray(v)) return v[0] ?? null;
   return v ?? null;
+}
+
+/**
+ * The cost to write for a record so that the site shows what it shows now: its numbers
+ * (`cost_details.values`, "0" for Free) joined as a range, with the currency symbol where it
+ * stood. Sending the display string instead would carry a localized "Free" as text; sending the
+ * bare numbers would lose the symbol (the site then adds its default "$").
+ */
+export function eventCostText(record: Pick<EventRecord, 'cost' | 'cost_details'>): string | undefined {
+  const d = record.cost_details;
+  if (!d?.values?.length) return record.cost ?? undefined;
+  const symbol = d.currency_symbol ?? '';
+  const postfix = d.currency_position === 'postfix';
+  return `${postfix ? '' : symbol}${d.values.join(' - ')}${postfix ? symbol : ''}`;
 }
 
 /**

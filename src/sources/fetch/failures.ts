@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { AddressBlocked, BodyTooLarge, FetchError, formatBytes, formatMs } from './errors.ts';
 import { UnsupportedEncoding } from './decode.ts';
 import type { ResolvedOptions } from './options.ts';
+import { parseRetryAfter } from '../../util/retry-after.ts';
 
 /**
  * Translating whatever went wrong (undici, Node, zlib, our own markers) into a FetchError whose
@@ -134,12 +135,4 @@ function findBlocked(err: unknown, depth = 0): AddressBlocked | undefined {
     }
   }
   return findBlocked((err as { cause?: unknown }).cause, depth + 1);
-}
-
-/** `Retry-After: 120` or an HTTP date, in ms from now; undefined if absent or unparseable. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

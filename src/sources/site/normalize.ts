@@ -1,5 +1,5 @@
 import type { EventRecord, OrganizerRecord, TermRecord, VenueRecord } from '../../api/index.ts';
-import { eventVenue } from '../../api/index.ts';
+import { eventCostText, eventVenue } from '../../api/index.ts';
 import type { EventDraft, Normalized, OrganizerDraft, TermDraft, VenueDraft } from '../../model/draft.ts';
 import { EventDraft as EventDraftSchema } from '../../model/draft.ts';
 import { slugify } from '../../model/identity.ts';
@@ -88,7 +88,7 @@ export function eventDraftFromRecord(r: EventRecord, opts: { sourceSiteKey: stri
   const origin = { source: opts.sourceName, ref: String(r.id) };
   const website = typeof r.website === 'string' && r.website !== r.url ? r.website : undefined;
   const image = r.image && typeof r.image === 'object' ? (r.image as { url?: string }).url : undefined;
-  const cost = r.cost_details?.values?.length ? `${r.cost_details.currency_position === 'postfix' ? '' : (r.cost_details.currency_symbol ?? '')}${r.cost_details.values.join(' - ')}${r.cost_details.currency_position === 'postfix' ? (r.cost_details.currency_symbol ?? '') : ''}` : (r.cost ?? undefined);
+  const cost = eventCostText(r);
   const content = cleanEvent({ title: r.title || `Event ${r.id}`, description: str(r.description), excerpt: str(r.excerpt), cost: str(cost), website });
   const parsed = EventDraftSchema.safeParse({
     identity: `${opts.sourceSiteKey}:event:${r.id}`,
