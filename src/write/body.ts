@@ -2,7 +2,7 @@ import type { EventDraft, OrganizerDraft, VenueDraft } from '../model/draft.ts';
 
 /**
  * Write bodies are always complete: a site update resets every field it is not sent
- * (CONTRACT "updates"), so each body states every field calsync manages, defaults included.
+ * (src/sandbox/event-write.ts models the reset), so each body states every field calsync manages, defaults included.
  * Empty text is left out because the site refuses `""` for title/description/excerpt.
  */
 export interface EventLinks {
@@ -79,7 +79,7 @@ export interface VenueBody {
   website?: string;
   image?: string;
   status: string;
-  /** Strings on the wire: the site refuses a JSON boolean here (CONTRACT Part A). */
+  /** Strings on the wire: the site refuses a JSON boolean here (test/contract/linked.test.ts). */
   show_map: 'true' | 'false';
   show_map_link: 'true' | 'false';
 }
