@@ -11,7 +11,7 @@ import type { SandboxDump, SandboxStats } from '../../src/sandbox/index.ts';
 import { MARGIN_MS } from '../../src/queue/rate-limiter.ts';
 import { writeEventsCsv } from '../support/generate-csv.ts';
 import { bullConnection } from '../../src/queue/connection.ts';
-import { redisUrl, testPrefix } from '../support/redis.ts';
+import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
 import { PASSWORD, USER } from '../support/site.ts';
 import { spawnWorker, waitFor, writeConfig, type WorkerProcess } from '../support/worker-process.ts';
 
@@ -28,6 +28,29 @@ const SITE_CONCURRENCY = 16;
 interface Report { counts: { events: { read: number; created: number; failed: number } } }
 
 /**
+ * The limiter's own schedule, read while it runs: the latest `next free slot` (ms, Redis clock) it
+ * stored for the site. Slots are handed out one interval apart, so the slots taken since `start`
+ * are at most (latest - start) / interval. The key expires about a second after the last slot, so
+ * it is polled rather than read once at the end.
+ */
+function watchSchedule(key: string) {
+  const redis = testRedis();
+  let latest = 0;
+  const poll = async () => {
+    const v = Number(await redis.get(key));
+    if (v > latest) latest = v;
+  };
+  const timer = setInterval(() => void poll().catch(() => undefined), 100);
+  return {
+    latest: () => latest,
+    stop: async () => {
+      clearInterval(timer);
+      await redis.quit();
+    },
+  };
+}
+
+/**
  * A sandbox site in its own process, as a real site is: its clock, which the rate is measured
  * by, is not held up by the test runner's own work.
  */
@@ -39,7 +62,7 @@ async function siteProcess() {
   const url = await waitFor('the sandbox site', async () => {
     if (child.exitCode !== null) throw new Error(`sandbox exited: ${out}`);
     return /REST root:\s+(\S+)/.exec(out)?.[1];
-  }, 20_000, 50);
+  }, 45_000, 50);
   const side = async <T,>(p: string): Promise<T> => (await (await request(`${new URL(url).origin}/__sandbox/${p}`)).body.json()) as T;
   return {
     url,
@@ -100,13 +123,15 @@ describe('a large CSV import shared by several worker processes', () => {
     try {
       for (let i = 0; i < WORKERS; i++) workers.push(spawnWorker({ config, redisUrl: redisUrl(), prefix, env: { SB_PASSWORD: PASSWORD } }));
       // All of them listening before the first job, so none gets a head start on the chunks.
-      await waitFor(`${WORKERS} workers`, async () => (await queue.getWorkers()).length >= WORKERS, 30_000);
+      await waitFor(`${WORKERS} workers`, async () => (await queue.getWorkers()).length >= WORKERS, 90_000);
 
       expect((await run('bulk-free')).counts.events.failed).toBe(0);
       const freePeak = (await free.stats()).peakPerSecond;
 
-      const report = await run('bulk');
+      const schedule = watchSchedule(`${prefix}:ratelimit:limited:next`);
+      const report = await run('bulk').finally(() => schedule.stop());
       const stats = await limited.stats();
+      const planner = (await queue.getCompleted(0, -1)).find((j: Job) => j.name === 'import-csv' && (j.data as { source: string }).source === 'bulk');
       const chunks = await chunksOf('bulk');
       // While any chunk job ran: the span the site was written in (a little more, if anything).
       const seconds = (Math.max(...chunks.map((j) => j.finishedOn!)) - Math.min(...chunks.map((j) => j.processedOn!))) / 1000;
@@ -132,11 +157,25 @@ describe('a large CSV import shared by several worker processes', () => {
       for (const name of perWorker.keys()) expect(pids.has(name.split(':').at(-1)!), name).toBe(true);
       expect(perWorker.size).toBeGreaterThan(1);
 
+      // The limiter's own accounting: no request reached the site without a slot of the shared
+      // schedule. Every slot lies after the planner started (slot >= Redis time at the request) and
+      // before the schedule's end, one interval (the limit spread over 1000 + MARGIN_MS) apart.
+      // Exact whatever the machine's load: it does not depend on when requests arrived. A request
+      // sent around the limiter, a limiter per process, or a shorter interval all fail it.
+      const intervalMs = (1000 + MARGIN_MS) / LIMIT;
+      expect(schedule.latest(), 'the limiter stored no schedule for the site').toBeGreaterThan(0);
+      const slots = Math.floor((schedule.latest() - planner!.processedOn!) / intervalMs) + 1;
+      expect(stats.total, `${stats.total} requests at the site, ${slots} slots in the limiter's schedule`).toBeLessThanOrEqual(slots);
+
       const figures = `limit ${LIMIT}/s, peak ${stats.peakPerSecond} in 1 s, average ${average.toFixed(1)}/s over ${seconds.toFixed(1)} s (${stats.total} requests), unlimited peak ${freePeak}/s, chunks per worker ${JSON.stringify(Object.fromEntries(perWorker))}`;
-      // The limit held at the site, and it was what bounded the run: without it the same workers
-      // send several times as much; with it they kept close to what the limiter hands out
-      // (LIMIT × 1000 / (1000 + MARGIN_MS)) throughout.
-      expect(stats.peakPerSecond, figures).toBeLessThanOrEqual(LIMIT);
+      // At the site, the limit was what bounded the run: without it the same workers send several
+      // times as much; with it they kept close to what the limiter hands out
+      // (LIMIT × 1000 / (1000 + MARGIN_MS)) throughout. The busiest second at the site is only
+      // bounded loosely: on a loaded 2-core machine requests given slots over more than a second
+      // arrive together (266/s against 250 was seen: a spread of ~280 ms, above MARGIN_MS); the
+      // exact bound is the limiter's schedule above. 1.5 × LIMIT still fails a missing or per-process
+      // limiter (four of them send ~4 × LIMIT × 0.83).
+      expect(stats.peakPerSecond, figures).toBeLessThanOrEqual(1.5 * LIMIT);
       expect(freePeak, figures).toBeGreaterThan(2 * LIMIT);
       expect(average, figures).toBeGreaterThanOrEqual(0.8 * LIMIT * 1000 / (1000 + MARGIN_MS));
     } finally {
