@@ -53,3 +53,16 @@ export function capped<T>(items: T[]): { count: number; sha256: string; shown: T
     shown: items.slice(0, GOLDEN_DRAFTS_SHOWN),
   };
 }
+
+const CORPUS_GOLDEN = new URL('../fixtures/third-party/corpus/golden/', import.meta.url);
+
+/**
+ * What a corpus file's golden says its refusal is (the ICS message, the CSV reason), or undefined
+ * when the file is read: a test that lets a run fail as a whole asks this first, so a file refused
+ * by mistake cannot pass. A CSV with a `--map` in test/csv/helpers.ts is looked up as read with it.
+ */
+export function corpusRefusal(kind: 'ics' | 'csv', file: string): string | undefined {
+  const golden = JSON.parse(readFileSync(new URL(`${kind}/${file}.json`, CORPUS_GOLDEN), 'utf8'));
+  if (kind === 'ics') return golden.refused?.message;
+  return (golden.withMapping ?? golden.withoutMapping).refused?.reason;
+}
