@@ -14,6 +14,6 @@ ics = '';
 (globalThis as { gc?: () => void }).gc?.();
 const baselineRss = round(process.memoryUsage().rss / 2 ** 20, 1);
 const t = performance.now();
-const r = await normalizeIcs(bytes, { sourceKey: 'big', sourceName: 'big', window: { from: new Date('2025-01-01T00:00:00Z'), to: new Date('2026-01-31T00:00:00Z') } });
+const r = normalizeIcs(bytes, { sourceKey: 'big', sourceName: 'big', window: { from: new Date('2025-01-01T00:00:00Z'), to: new Date('2026-01-31T00:00:00Z') } });
 const ms = performance.now() - t;
 console.log(JSON.stringify({ mb: round(bytes.byteLength / 2 ** 20, 1), ms: round(ms, 0), rss: peakRssMiB(), baselineRss, occurrences: r.summary.occurrences }));

@@ -56,7 +56,7 @@ export class CalendarClient {
     return this.#exec.call({ method: 'GET', route: '/', path: '', query: toQuery(params), kind: 'safe', parse: (j) => j }, opts);
   }
 
-  /** The OpenAPI 3 document the site serves at `/doc` (descriptive, not exact: see CONTRACT B2.6). */
+  /** The OpenAPI 3 document the site serves at `/doc` (descriptive, not exact: the live routes accept and return more than it says). */
   doc(opts?: CallOptions): Promise<unknown> {
     return this.#exec.call({ method: 'GET', route: '/doc', path: '/doc', kind: 'safe', parse: (j) => j }, opts);
   }

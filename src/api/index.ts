@@ -1,5 +1,5 @@
 /**
- * The typed REST client of the calendar interface (SPEC.md, CONTRACT.md): one method per route,
+ * The typed REST client of the calendar interface (the routes src/sandbox/ serves; test/contract/ checks them on a real site): one method per route,
  * paging iterators, upsert by slug, retries that never duplicate a create, typed errors.
  */
 export { CalendarClient, type RawRequest } from './client.ts';

@@ -1,5 +1,5 @@
 /**
- * Query strings as the site reads them: arrays as CSV (`include=1,2,3`, the form SPEC documents),
+ * Query strings as the site reads them: arrays as CSV (`include=1,2,3`, the documented form; src/sandbox/params.ts reads both),
  * booleans as `true`/`false`, undefined left out. Order follows the object, so URLs are stable.
  */
 export function toQuery(params: object | undefined): Array<[string, string]> {

@@ -10,7 +10,7 @@ export interface ResponseContext {
   attempts: number;
   /**
    * `rest_invalid_param` names that mean "the addressed record does not exist" on this route:
-   * `slug` on by-slug routes, `id` on by-id routes (CONTRACT: unknown slug → 400, unknown venue id → 400).
+   * `slug` on by-slug routes, `id` on by-id routes (unknown slug → 400, unknown venue id → 400: test/contract/upsert.test.ts, linked.test.ts).
    */
   notFoundParams?: readonly string[];
 }
@@ -21,8 +21,8 @@ function isNotFoundCode(code: string): boolean {
 }
 
 function classify(status: number, code: string, params: unknown, ctx: ResponseContext): boolean {
-  // A 500 `event-not-found` is TEC failing to re-read a post it just deleted for good (CONTRACT
-  // B3.3): the record did exist, so it is not reported as a miss.
+  // A 500 `event-not-found` is TEC failing to re-read a post it just deleted for good (a
+  // real site's answer to a forced delete): the record did exist, so it is not reported as a miss.
   if (isNotFoundCode(code)) return status < 500;
   if (status !== 400 || !ctx.notFoundParams?.length) return false;
   if (code === 'rest-invalid-event-id') return ctx.notFoundParams.includes('id');

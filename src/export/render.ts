@@ -123,7 +123,7 @@ export function renderEvent(rec: EventRecord, opts: Pick<RenderOptions, 'siteHos
 
   const data: ICalEventData = {
     // Stable for the event's life: no dates in it, so a rescheduled event stays one event in
-    // subscribers' calendars (TEC's `<id>-<start>-<end>@host` duplicates them, CONTRACT B10.6).
+    // subscribers' calendars (TEC's own iCal export writes `<id>-<start>-<end>@host` UIDs, which duplicate them).
     // Post ids are unique across languages (WPML translations are separate posts), so per-language
     // feeds never share a UID.
     id: `${rec.id}@${opts.siteHost}`,

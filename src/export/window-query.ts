@@ -9,7 +9,7 @@ import type { EventTiming } from './timing.ts';
  * before `to` and ends at or after `from`. An event that started before the window and is still
  * running inside it (a festival, an exhibition) is in; an event wholly before or after is out.
  *
- * The site cannot express that with its window parameters alone (CONTRACT B5.2): `start_date`
+ * The site cannot express that with its window parameters alone (src/sandbox/event-list.ts models them): `start_date`
  * means "starts on/after" and would drop the event under way at the window start, and `end_date`
  * means "ends on/before" and would drop an event that starts inside but ends after the window.
  * So:
@@ -23,7 +23,7 @@ import type { EventTiming } from './timing.ts';
  *   00:00 of the day before `from`) and `starts_before=<to + 1 day>` (start ≤ 23:59:59 the day after);
  * - the exact rule is then applied locally on each event's instants (`inWindow`).
  * Hidden events (`hide_from_listings`) are never listed by the site, so they are not in the export
- * (CONTRACT B6.2); a record that still says hidden is dropped locally for the same reason.
+ * (src/sandbox/event-list.ts drops them the same way); a record that still says hidden is dropped locally for the same reason.
  */
 
 export interface ExportFilters {
@@ -68,7 +68,7 @@ export function windowQuery(window: ExportWindow, filters: ExportFilters = {}): 
     end_date: FAR_FUTURE,
     ends_after: epochSafeDay(utcDay(window.from.getTime() - 2 * DAY_MS), 'earlier'),
     starts_before: epochSafeDay(utcDay(window.to.getTime() + DAY_MS), 'later'),
-    // A feed is public: without a status an authenticated list is `any`, drafts included (CONTRACT B6.2).
+    // A feed is public: without a status an authenticated list is `any`, drafts included (as src/sandbox/event-list.ts lists them).
     status: filters.status ?? 'publish',
   };
   if (filters.categories?.length) q.categories = filters.categories;

@@ -6,7 +6,7 @@ import { z } from 'zod';
  * on the target site by `src/write/`. Each draft carries the identity its slug is derived from.
  */
 
-/** `YYYY-MM-DD HH:MM:SS`: the only date form the site reads reliably (CONTRACT.md, dates on write). */
+/** `YYYY-MM-DD HH:MM:SS`: the only date form the site reads reliably (offsets, `Z` and epoch numbers are misread; src/sandbox/dates.ts models how the site reads dates). */
 export const WallTime = z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, 'expected YYYY-MM-DD HH:MM:SS');
 
 /** Where an item came from, for reports: file + line for CSV, UID (+ occurrence) for ICS, id for a site. */

@@ -3,7 +3,7 @@ import type { EventDraft, OrganizerDraft, VenueDraft } from '../model/draft.ts';
 
 /**
  * Write bodies are always complete: a site update resets every field it is not sent
- * (CONTRACT "updates"), so each body states every field calsync manages, defaults included.
+ * (src/sandbox/event-write.ts models the reset), so each body states every field calsync manages, defaults included.
  * Empty text is left out because the site refuses `""` for title/description/excerpt.
  * The shapes come from the client's create schemas (src/api/schemas): a body is a create input
  * with the fields calsync always states made required.
@@ -25,7 +25,7 @@ export type EventBody = Stated<
   venue?: number;
 };
 
-/** Map flags as strings on the wire: the site refuses a JSON boolean there (CONTRACT Part A). */
+/** Map flags as strings on the wire: the site refuses a JSON boolean there (src/sandbox/venues.ts models it). */
 export type VenueBody = Stated<Omit<VenueCreate, SiteSet>, 'status' | 'show_map' | 'show_map_link'>;
 
 export type OrganizerBody = Stated<Omit<OrganizerCreate, SiteSet>, 'status'>;

@@ -40,7 +40,7 @@ function slugCandidates(name: string, explicitSlug?: string): string[] {
  * The ledger key of a venue/organizer: readable and derived from its identity (normalized
  * location text, e-mail, CSV key) rather than the source, so several feeds naming the same place
  * share one venue. It is NOT the site slug: the v1 API takes no slug when a venue or organizer is
- * created (SPEC §2.2/§2.3), so the site names it from its title and the ledger keeps that slug.
+ * created (src/sandbox/linked.ts models it), so the site names it from its title and the ledger keeps that slug.
  */
 export function linkedSlug(kind: LinkedKind, name: string, identity: string): string {
   const readable = slugify(name, 60) || (kind === 'venues' ? 'venue' : 'organizer');
@@ -50,7 +50,7 @@ export function linkedSlug(kind: LinkedKind, name: string, identity: string): st
 /**
  * Upserts each distinct venue and organizer once per run through its by-slug route, then hands
  * out its site id for linking (never inline creation inside an event: a failed inline
- * organizer leaves orphans, CONTRACT). Unchanged ones (same fingerprint in the ledger) cost no request.
+ * organizer leaves orphans). Unchanged ones (same fingerprint in the ledger) cost no request.
  */
 export class LinkedResolver {
   private readonly client: CalendarClient;

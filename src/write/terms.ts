@@ -59,7 +59,7 @@ export interface TermResolverOptions {
 /**
  * Resolves category/tag names to ids on the target site: matched by slug, then by name; created
  * when missing (unless createTerms is off). Only ids are ever sent to the site, because a name
- * in an event body can create a bogus term and an unknown id is silently dropped (CONTRACT).
+ * in an event body can create a bogus term and an unknown id is silently dropped.
  * The site's terms are listed once per run and every outcome is cached, so each term costs at
  * most one request per run and is reported once.
  */

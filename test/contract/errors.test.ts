@@ -6,7 +6,7 @@ import {
   RequestValidationError,
   isNotFound,
 } from '../../src/api/index.ts';
-import { WINDOW, caught, eventBody, isReal, useTarget, type Target } from './harness.ts';
+import { WINDOW, caught, eventBody, useTarget, type Target } from './harness.ts';
 
 /** Everything a user might log or print about an error. */
 function surfaces(err: unknown): string {

@@ -32,7 +32,7 @@ describe('events', () => {
     expect(rec.start_date).toBe('2031-01-03 10:00:00');
     expect(rec.end_date).toBe('2031-01-03 11:00:00');
     expect(rec.timezone).toBe('Europe/Paris');
-    // Quirks the schema normalizes or tolerates (CONTRACT A): no venue is `[]`, organizer is an array.
+    // Quirks the schema normalizes or tolerates (real sites answer so): no venue is `[]`, organizer is an array.
     expect(eventVenue(rec)).toBeNull();
     expect(rec.organizer).toEqual([]);
     expect(rec.cost_details?.values).toEqual(['15']);

@@ -74,7 +74,7 @@ describe('venues', () => {
     const names: string[] = [];
     for await (const v of c.venues.iterate({ search: `${t.prefix}lst`, per_page: 1 }, { concurrency: 2 })) names.push(v.venue ?? '');
     if (!isReal) {
-      // Real sites report the unfiltered total for venue searches (CONTRACT A), so paging overshoots there.
+      // Real sites report the unfiltered total for venue searches (see this folder's README.md), so paging overshoots there.
       expect(page.total).toBe(3);
       expect(names.sort()).toEqual([0, 1, 2].map((i) => `${t.prefix}lst ${i}`));
     }

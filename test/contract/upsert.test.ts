@@ -3,7 +3,7 @@ import { ApiError, NotFoundError, type CalendarClient } from '../../src/api/inde
 import { WINDOW, caught, eventBody, isReal, openTarget, type Target, type Version } from './harness.ts';
 
 /**
- * The three not-found forms (CONTRACT decisions, "upsert by slug"): 6.17.2 answers a by-slug
+ * The three not-found forms (src/api/resources/slugged.ts upserts through them): 6.17.2 answers a by-slug
  * update of a missing slug with 404 rest-event-not-found, 6.17.1 with 200 and a serialized
  * WP_Error; reads by slug answer 400 rest_invalid_param (slug). Against a real site the version
  * is whatever it runs, so the exact form is only asserted against the sandbox.

@@ -7,6 +7,7 @@ import { CORPUS, DATA_ROWS, MAPPINGS, collect, corpusOpen, draftAt, failureAt, o
 /**
  * Every CSV of the shared corpus (SOURCES.md "CSV files", EXPECTATIONS.md §18-21): inspected and
  * read, or refused with a named reason; every data row accounted for; the hand-verified facts.
+ * What each file produces, refusals included, is pinned by its golden (corpus-golden.test.ts).
  */
 
 const file = (name: string) => ({ open: corpusOpen(name), o: opts({ sourceName: name, ...(MAPPINGS[name] ? { mapping: MAPPINGS[name] } : {}) }) });

@@ -2,7 +2,7 @@ import type { EventRecord } from '../../src/api/index.ts';
 
 /**
  * Fixed site records for the golden files: every shape the renderer has to handle. They mimic
- * what the site returns (CONTRACT B2.1): venue as an object or `[]`, organizer always an array,
+ * what the site returns (src/sandbox/shapes.ts): venue as an object or `[]`, organizer always an array,
  * embedded terms, HTML title/description, `YYYY-MM-DD HH:MM:SS` dates without offsets.
  */
 
@@ -133,7 +133,7 @@ export const FIXTURES: EventRecord[] = [
     end_date: '2018-11-10 23:00:00',
     timezone: 'America/Sao_Paulo',
   }),
-  // Password-protected as lists redact it (CONTRACT B2.7): empty text, null flags, no image.
+  // Password-protected as lists redact it (src/sandbox/shapes.ts): empty text, null flags, no image.
   record({
     id: 4720,
     title: 'Members only',

@@ -12,7 +12,7 @@ function countVevents(file: string): number {
 /**
  * Every corpus file: normalizes without throwing, within a time bound, and every VEVENT is accounted for
  * (drafted, failed with a named reason, outside the window, or superseded by a newer copy): nothing is
- * silently dropped.
+ * silently dropped. What each file produces is pinned by its golden (corpus-golden.test.ts).
  */
 describe('ICS corpus', () => {
   const files = corpusFiles();

@@ -5,6 +5,7 @@ import { RunFailedError } from '../../src/runs/context.ts';
 import { decodeIcs } from '../../src/sources/ics/index.ts';
 import { slugify } from '../../src/model/identity.ts';
 import type { ReportJson } from '../../src/report/report.ts';
+import { corpusRefusal } from '../support/golden.ts';
 import { corpus, testSite } from '../support/site.ts';
 
 const FILES = readdirSync(corpus('ics')).filter((f) => f.endsWith('.ics')).sort();
@@ -48,9 +49,11 @@ describe('every corpus ICS file through the whole pipeline into a sandbox site',
     try {
       report = await runIcsImport(params(file));
     } catch (err) {
-      // A run may only fail as a whole with a reason that names the problem.
+      // A run may only fail as a whole when the file's golden records that refusal.
       expect(err).toBeInstanceOf(RunFailedError);
-      expect((err as Error).message.length).toBeGreaterThan(10);
+      const refusal = corpusRefusal('ics', file);
+      expect(refusal, `${file} was refused, but its golden says it is read: ${(err as Error).message}`).toBeDefined();
+      expect((err as Error).message).toContain(refusal);
       reports.set(file, err as Error);
       return;
     }
@@ -138,9 +141,9 @@ describe('every corpus ICS file through the whole pipeline into a sandbox site',
     expect(report.warnings.join('\n')).toMatch(/VEVENT #1 at line 18 \(UID t21ocubdt9jagerldbkak7uhcg@google.com\): no SUMMARY/);
   });
 
-  it('imported at least most of the corpus (and every run that failed said why)', () => {
-    const failedRuns = [...reports.values()].filter((r) => r instanceof Error);
+  it('refused exactly the files whose goldens record a refusal', () => {
+    const failedRuns = [...reports].filter(([, r]) => r instanceof Error).map(([f]) => f);
     expect(reports.size).toBe(FILES.length);
-    expect(failedRuns.length).toBeLessThan(FILES.length / 4);
+    expect(failedRuns).toEqual(FILES.filter((f) => corpusRefusal('ics', f) !== undefined));
   });
 });

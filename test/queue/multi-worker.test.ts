@@ -11,21 +11,49 @@ import type { SandboxDump, SandboxStats } from '../../src/sandbox/index.ts';
 import { MARGIN_MS } from '../../src/queue/rate-limiter.ts';
 import { writeEventsCsv } from '../support/generate-csv.ts';
 import { bullConnection } from '../../src/queue/connection.ts';
-import { redisUrl, testPrefix } from '../support/redis.ts';
+import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
 import { PASSWORD, USER } from '../support/site.ts';
 import { spawnWorker, waitFor, writeConfig, type WorkerProcess } from '../support/worker-process.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const ROWS = 3000;
+const ROWS = 1500;
 const CHUNK = 150;
 const WORKERS = 4;
-/** The site's limit: the ~6,400 requests (about two a row) take ~31 s under it (83% of it is used, see MARGIN_MS). */
-const LIMIT = 250;
+/**
+ * The site's limit: the ~1,900 requests (the rows' creates and the term and venue lookups) take
+ * ~23 s under it (83% of it is used, see MARGIN_MS). Low enough that four workers on a loaded
+ * 2-core machine still go past it without a limit (at load average 21 they managed 244/s,
+ * short of the 250 this test used before, so the test could not show the limit holding anything).
+ */
+const LIMIT = 100;
 /** Per process: 4 chunk jobs at once, each with 16 requests in flight, far more than LIMIT needs. */
 const JOBS_PER_WORKER = 4;
 const SITE_CONCURRENCY = 16;
 
 interface Report { counts: { events: { read: number; created: number; failed: number } } }
+
+/**
+ * The limiter's own schedule, read while it runs: the latest `next free slot` (ms, Redis clock) it
+ * stored for the site. Slots are handed out one interval apart, so the slots taken since `start`
+ * are at most (latest - start) / interval. The key expires about a second after the last slot, so
+ * it is polled rather than read once at the end.
+ */
+function watchSchedule(key: string) {
+  const redis = testRedis();
+  let latest = 0;
+  const poll = async () => {
+    const v = Number(await redis.get(key));
+    if (v > latest) latest = v;
+  };
+  const timer = setInterval(() => void poll().catch(() => undefined), 100);
+  return {
+    latest: () => latest,
+    stop: async () => {
+      clearInterval(timer);
+      await redis.quit();
+    },
+  };
+}
 
 /**
  * A sandbox site in its own process, as a real site is: its clock, which the rate is measured
@@ -39,7 +67,7 @@ async function siteProcess() {
   const url = await waitFor('the sandbox site', async () => {
     if (child.exitCode !== null) throw new Error(`sandbox exited: ${out}`);
     return /REST root:\s+(\S+)/.exec(out)?.[1];
-  }, 20_000, 50);
+  }, 45_000, 50);
   const side = async <T,>(p: string): Promise<T> => (await (await request(`${new URL(url).origin}/__sandbox/${p}`)).body.json()) as T;
   return {
     url,
@@ -67,7 +95,7 @@ describe('a large CSV import shared by several worker processes', () => {
     await free?.stop();
   });
 
-  it(`${WORKERS} workers on one queue write the exact site state and never exceed the site's ${LIMIT} requests/s`, async () => {
+  it(`${WORKERS} workers on one queue write the exact site state and send nothing outside the limiter's schedule for ${LIMIT} requests/s`, async () => {
     const prefix = testPrefix();
     const site = { auth: { user: USER, passwordEnv: 'SB_PASSWORD' }, concurrency: SITE_CONCURRENCY };
     const config = writeConfig({
@@ -84,6 +112,7 @@ describe('a large CSV import shared by several worker processes', () => {
     });
     const queue = new Queue('import', { connection: bullConnection(redisUrl()), prefix });
     const workers: WorkerProcess[] = [];
+    const spanSeconds = (jobs: Job[]) => (Math.max(...jobs.map((j) => j.finishedOn!)) - Math.min(...jobs.map((j) => j.processedOn!))) / 1000;
     const chunksOf = async (source: string) => (await queue.getCompleted(0, -1)).filter((j: Job) => j.name === 'import-csv-chunk' && (j.data as { payload: { source: string } }).payload.source === source);
     const run = async (source: string): Promise<Report> => {
       const planner = await queue.add('import-csv', { source });
@@ -100,16 +129,20 @@ describe('a large CSV import shared by several worker processes', () => {
     try {
       for (let i = 0; i < WORKERS; i++) workers.push(spawnWorker({ config, redisUrl: redisUrl(), prefix, env: { SB_PASSWORD: PASSWORD } }));
       // All of them listening before the first job, so none gets a head start on the chunks.
-      await waitFor(`${WORKERS} workers`, async () => (await queue.getWorkers()).length >= WORKERS, 30_000);
+      await waitFor(`${WORKERS} workers`, async () => (await queue.getWorkers()).length >= WORKERS, 90_000);
 
       expect((await run('bulk-free')).counts.events.failed).toBe(0);
-      const freePeak = (await free.stats()).peakPerSecond;
+      const freeStats = await free.stats();
+      const freePeak = freeStats.peakPerSecond;
+      const freeAverage = freeStats.total / spanSeconds(await chunksOf('bulk-free'));
 
-      const report = await run('bulk');
+      const schedule = watchSchedule(`${prefix}:ratelimit:limited:next`);
+      const report = await run('bulk').finally(() => schedule.stop());
       const stats = await limited.stats();
+      const planner = (await queue.getCompleted(0, -1)).find((j: Job) => j.name === 'import-csv' && (j.data as { source: string }).source === 'bulk');
       const chunks = await chunksOf('bulk');
       // While any chunk job ran: the span the site was written in (a little more, if anything).
-      const seconds = (Math.max(...chunks.map((j) => j.finishedOn!)) - Math.min(...chunks.map((j) => j.processedOn!))) / 1000;
+      const seconds = spanSeconds(chunks);
       const average = stats.total / seconds;
 
       // Exact site state: every row once, by its own title and slug.
@@ -132,13 +165,30 @@ describe('a large CSV import shared by several worker processes', () => {
       for (const name of perWorker.keys()) expect(pids.has(name.split(':').at(-1)!), name).toBe(true);
       expect(perWorker.size).toBeGreaterThan(1);
 
-      const figures = `limit ${LIMIT}/s, peak ${stats.peakPerSecond} in 1 s, average ${average.toFixed(1)}/s over ${seconds.toFixed(1)} s (${stats.total} requests), unlimited peak ${freePeak}/s, chunks per worker ${JSON.stringify(Object.fromEntries(perWorker))}`;
-      // The limit held at the site, and it was what bounded the run: without it the same workers
-      // send several times as much; with it they kept close to what the limiter hands out
-      // (LIMIT × 1000 / (1000 + MARGIN_MS)) throughout.
-      expect(stats.peakPerSecond, figures).toBeLessThanOrEqual(LIMIT);
-      expect(freePeak, figures).toBeGreaterThan(2 * LIMIT);
-      expect(average, figures).toBeGreaterThanOrEqual(0.8 * LIMIT * 1000 / (1000 + MARGIN_MS));
+      // The limiter's own accounting: no request reached the site without a slot of the shared
+      // schedule. Every slot lies after the planner started (slot >= Redis time at the request) and
+      // before the schedule's end, one interval (the limit spread over 1000 + MARGIN_MS) apart.
+      // Exact whatever the machine's load: it does not depend on when requests arrived. A request
+      // sent around the limiter, a limiter per process, or a shorter interval all fail it.
+      const intervalMs = (1000 + MARGIN_MS) / LIMIT;
+      expect(schedule.latest(), 'the limiter stored no schedule for the site').toBeGreaterThan(0);
+      const slots = Math.floor((schedule.latest() - planner!.processedOn!) / intervalMs) + 1;
+      expect(stats.total, `${stats.total} requests at the site, ${slots} slots in the limiter's schedule`).toBeLessThanOrEqual(slots);
+
+      const figures = `limit ${LIMIT}/s, peak ${stats.peakPerSecond} in 1 s, average ${average.toFixed(1)}/s over ${seconds.toFixed(1)} s (${stats.total} requests), unlimited peak ${freePeak}/s and average ${freeAverage.toFixed(1)}/s, chunks per worker ${JSON.stringify(Object.fromEntries(perWorker))}`;
+      // At the site: the busiest second is bounded loosely. On a loaded 2-core machine requests
+      // given slots over more than a second arrive together (269/s against a limit of 250, 208 slots/s,
+      // was seen: a spread of ~300 ms, above MARGIN_MS); the exact bound is the limiter's schedule above. 1.5 × LIMIT
+      // still fails a missing or per-process limiter (four of them send ~4 × LIMIT × 0.83).
+      expect(stats.peakPerSecond, figures).toBeLessThanOrEqual(1.5 * LIMIT);
+      // The limit had something to hold: without it the same workers went past it (several times
+      // over on an idle machine; a loaded one 244/s).
+      expect(freePeak, figures).toBeGreaterThan(LIMIT);
+      // And the limiter holds back no more than it must: the run kept close to the slot rate
+      // (LIMIT × 1000 / (1000 + MARGIN_MS)), or to what the same workers managed without a limit
+      // when the machine is too busy to reach it (75/s with 208 slots/s was seen at load 21).
+      const slotRate = LIMIT * 1000 / (1000 + MARGIN_MS);
+      expect(average, figures).toBeGreaterThanOrEqual(0.6 * Math.min(slotRate, freeAverage));
     } finally {
       for (const w of workers) await w.kill('SIGKILL');
       await queue.obliterate({ force: true }).catch(() => undefined);

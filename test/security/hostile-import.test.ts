@@ -50,6 +50,24 @@ function expectInert(e: Stored): void {
   }
 }
 
+type Env = Awaited<ReturnType<typeof testSite>>;
+
+/** What the ICS and the CSV import of the hostile vectors share: one site, English, published, terms created. */
+function importOptions(env: Env, sourceKey: string) {
+  return { site: env.site, sourceKey, lang: 'en', defaultTimezone: 'UTC', status: 'publish', createTerms: true, dryRun: false } as const;
+}
+
+/** Every vector imported (none failed), every stored field inert, and only the public image URL kept. */
+function expectAllStoredInert(env: Env, report: { counts: { events: { failed: number } } }): void {
+  expect(report.counts.events.failed).toBe(0);
+  const stored = env.sandbox.dump('en').events as Stored[];
+  expect(stored).toHaveLength(ALL.length);
+  for (const e of stored) expectInert(e);
+  const images = stored.map((e) => (e.image ? e.image.url : undefined));
+  expect(images.filter((u) => u === METADATA || u === PRIVATE)).toEqual([]);
+  expect(images.filter((u) => u === PUBLIC)).toHaveLength(ALL.length - 2);
+}
+
 describe('regression: hostile feeds, CSV files and source sites stored XSS and SSRF on the site (issue 14)', () => {
   let redis: Redis;
   const out = mkdtempSync(path.join(tmpdir(), 'calsync-hostile-'));
@@ -76,18 +94,12 @@ describe('regression: hostile feeds, CSV files and source sites stored XSS and S
     try {
       const report = await runIcsImport(
         {
-          location: feed.url, site: env.site, sourceKey: 'hostile', lang: 'en', window: WINDOW, retire: 'keep', onEdit: 'overwrite',
-          defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: [new URL(feed.url).host],
+          ...importOptions(env, 'hostile'), location: feed.url, window: WINDOW, retire: 'keep', onEdit: 'overwrite', categoriesAs: 'categories',
+          allow: [new URL(feed.url).host],
         },
         { redis, prefix: testPrefix() },
       );
-      expect(report.counts.events.failed).toBe(0);
-      const stored = env.sandbox.dump('en').events as Stored[];
-      expect(stored).toHaveLength(ALL.length);
-      for (const e of stored) expectInert(e);
-      const images = stored.map((e) => (e.image ? e.image.url : undefined));
-      expect(images.filter((u) => u === METADATA || u === PRIVATE)).toEqual([]);
-      expect(images.filter((u) => u === PUBLIC)).toHaveLength(ALL.length - 2);
+      expectAllStoredInert(env, report);
       expect(report.warnings.join('\n')).toContain('169.254.169.254 is a link-local address');
       expect(report.warnings.join('\n')).toContain('10.0.0.5 is a private address');
     } finally {
@@ -108,19 +120,10 @@ describe('regression: hostile feeds, CSV files and source sites stored XSS and S
     writeFileSync(file, [header, ...rows].join('\n'));
     try {
       const report = await runCsvImport(
-        {
-          location: file, site: env.site, kind: 'events', sourceKey: 'hostile-csv', lang: 'en', defaultTimezone: 'UTC', status: 'publish',
-          createTerms: true, dryRun: false, chunkSize: 20, allowFiles: true,
-        },
+        { ...importOptions(env, 'hostile-csv'), location: file, kind: 'events', chunkSize: 20, allowFiles: true },
         { redis, prefix: testPrefix() },
       );
-      expect(report.counts.events.failed).toBe(0);
-      const stored = env.sandbox.dump('en').events as Stored[];
-      expect(stored).toHaveLength(ALL.length);
-      for (const e of stored) expectInert(e);
-      const images = stored.map((e) => (e.image ? e.image.url : undefined));
-      expect(images.filter((u) => u === METADATA || u === PRIVATE)).toEqual([]);
-      expect(images.filter((u) => u === PUBLIC)).toHaveLength(ALL.length - 2);
+      expectAllStoredInert(env, report);
       expect(report.warnings.some((w) => w.includes('169.254.169.254'))).toBe(true);
     } finally {
       await env.close();

@@ -23,7 +23,7 @@ export interface SluggedConfig<R, C, U, UI, Q> {
   updateById: z.ZodType<UI>;
   listQuery: z.ZodType<Q>;
   /**
-   * Venue and organizer by-slug updates require `slug` in the body too (SPEC §2.2/2.3);
+   * Venue and organizer by-slug updates require `slug` in the body too (src/sandbox/linked.ts);
    * the event route takes it from the path only.
    */
   slugInUpdateBody: boolean;
@@ -97,7 +97,7 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
 
   /**
    * Whether a record with this slug sits in the trash (WordPress renamed it `<slug>__trashed`).
-   * CONTRACT: a trashed item was deleted on the site on purpose and must not be re-created.
+   * A trashed item was deleted on the site on purpose and must not be re-created.
    * A trashed event reads as 403 on TEC 6.17.2 and as 200 with status `trash` on 6.17.1.
    */
   async isTrashed(slug: string, opts?: CallOptions): Promise<boolean> {

@@ -6,7 +6,7 @@ import { z } from 'zod';
  * Records are parsed leniently (the site adds keys through plugin filters, redacts password
  * protected events to `null`/`[]`, and drops empty fields from venues and organizers), while write
  * bodies are strict: an unknown key in a body is almost always a typo, and because updates reset
- * every field they omit (CONTRACT.md, "updates"), a misspelt field silently clears data on the site.
+ * every field they omit (src/sandbox/event-write.ts models the reset), a misspelt field silently clears data on the site.
  */
 
 /** `YYYY-MM-DD HH:MM:SS`: the only date form the site reads reliably (no `T`, offset, `Z` or epoch). */
@@ -28,16 +28,16 @@ export const Slug = z
 
 export const Id = z.number().int().positive();
 
-/** Text fields the site validates with `is_string`: an empty string is a 400 (CONTRACT B3.2). */
+/** Text fields the site validates with `is_string`: an empty string is a 400 (test/contract/real-parity.test.ts). */
 export const NonEmpty = z.string().min(1);
 
-/** Booleans in records: `null` when the event is password-redacted (CONTRACT B2.7). */
+/** Booleans in records: `null` when the event is password-redacted (as src/sandbox/shapes.ts renders it). */
 export const MaybeBool = z.boolean().nullable();
 
 /** Counts arrive as JSON numbers, but headers and some plugins give strings. */
 export const Count = z.union([z.number(), z.string().regex(/^\d+$/)]).transform(Number);
 
-/** `author` is a string of digits on the wire although /doc says integer (CONTRACT B2.1). */
+/** `author` is a string of digits on the wire although /doc says integer (as src/sandbox/shapes.ts renders it). */
 export const Author = z.union([z.string(), z.number()]);
 
 /** Date parts are zero-padded strings ("07"), not integers as /doc claims. */

@@ -14,7 +14,7 @@ import { TermRecord } from './terms.ts';
 import { VenueRecord } from './venues.ts';
 
 /**
- * Event record as the site returns it (CONTRACT B2.1). Lenient where the live sites are odd:
+ * Event record as the site returns it (src/sandbox/shapes.ts renders the same shape). Lenient where the live sites are odd:
  * `venue` is `[]` without a venue, one object with one, an array only with multi-venue add-ons
  * (use `eventVenue()`); booleans are `null` on password-redacted events; `custom_fields` is `[]`
  * when empty; `image` is `false` without one. Unknown keys (add-ons) are kept, not rejected.
@@ -102,9 +102,9 @@ export function eventCostText(record: Pick<EventRecord, 'cost' | 'cost_details'>
 }
 
 /**
- * The event write body (SPEC §2.1). Dates are local wall times with an explicit `timezone`
- * (CONTRACT: offsets, `Z` and epoch numbers are silently misread). Venues, organizers and terms
- * go by id only: inline objects create orphans and names create bogus terms (CONTRACT decisions).
+ * The event write body (the fields src/sandbox/event-write.ts accepts). Dates are local wall times with an explicit `timezone`
+ * (offsets, `Z` and epoch numbers are silently misread: src/sandbox/dates.ts). Venues, organizers and terms
+ * go by id only: inline objects create orphans and names create bogus terms.
  */
 const eventFields = {
   author: Id.optional(),
@@ -132,7 +132,7 @@ const eventFields = {
   /** Ids only; `[]` clears. An unknown id is silently dropped by the site. */
   categories: z.array(Id).optional(),
   tags: z.array(Id).optional(),
-  /** One venue id (the site links only the first); an array is accepted as SPEC shows it. */
+  /** One venue id (the site links only the first); an array is accepted too (the documented form). */
   venue: z.union([Id, z.array(Id)]).optional(),
   /** Organizer ids; `[]` unlinks all, and omitting it unlinks all too (reset on omit). */
   organizer: z.array(Id).optional(),
@@ -149,7 +149,7 @@ function endsBeforeStart(b: { start_date?: string; end_date?: string }): boolean
 
 /**
  * The site accepts end < start with a 201 and then hides the event from every list
- * (CONTRACT A), so it is refused here before anything is sent.
+ * (src/sandbox/event-write.ts marks it refused), so it is refused here before anything is sent.
  */
 const endNotBeforeStart = {
   message: 'end_date is before start_date (the site would store it and then hide the event)',

@@ -5,7 +5,7 @@ import { Count, Id, QueryDate } from './common.ts';
  * What every list envelope carries besides its items (`events`, `venues`, `organizers`,
  * `categories` or `tags`, read by key in paging.ts). `next_rest_url`/`previous_rest_url` are left
  * out (not null) when there is no such page, and are never followed: they drop filters and can
- * carry `status=any`, which the site itself refuses (CONTRACT A, "never follow those URLs").
+ * carry `status=any`, which the site itself refuses for such a request: never follow those URLs.
  */
 export const ListEnvelope = z.looseObject({
   rest_url: z.string().optional(),
@@ -29,7 +29,7 @@ const PageParams = {
 /** A term filter entry: an id or a slug (names that are not slugs fail on the site). */
 const TermRef = z.union([Id, z.string().min(1)]);
 
-/** GET /events parameters (SPEC §4.2). Arrays are sent as CSV. */
+/** GET /events parameters (the arguments src/sandbox/events.ts declares for the list route). Arrays are sent as CSV. */
 export const EventListQuery = z.strictObject({
   ...PageParams,
   /** Starts on/after (whole day unless `strict_dates`). Always send a window: the defaults hide past events. */
@@ -58,7 +58,7 @@ export const EventListQuery = z.strictObject({
 });
 export type EventListQuery = z.infer<typeof EventListQuery>;
 
-/** GET /venues and GET /organizers parameters (SPEC §4.4). */
+/** GET /venues and GET /organizers parameters (as src/sandbox/linked.ts reads them). */
 export const VenueListQuery = z.strictObject({
   ...PageParams,
   search: z.string().optional(),
@@ -71,7 +71,7 @@ export type VenueListQuery = z.infer<typeof VenueListQuery>;
 export const OrganizerListQuery = VenueListQuery;
 export type OrganizerListQuery = VenueListQuery;
 
-/** GET /categories and GET /tags parameters (SPEC §4.6). `hide_empty` defaults to true on the site. */
+/** GET /categories and GET /tags parameters (as src/sandbox/terms.ts reads them). `hide_empty` defaults to true on the site. */
 export const TermListQuery = z.strictObject({
   ...PageParams,
   search: z.string().optional(),

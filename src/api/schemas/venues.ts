@@ -3,7 +3,7 @@ import { Id, linkedPostShape, MaybeBool, NonEmpty, Slug, WallTime } from './comm
 
 /**
  * Venue record. The site passes the object through `array_filter` before adding the map flags and
- * global ids, so every empty field is left out: everything but `id` is optional (CONTRACT B2.4).
+ * global ids, so every empty field is left out: everything but `id` is optional (src/sandbox/shapes.ts renders it so).
  */
 export const VenueRecord = z.looseObject({
   ...linkedPostShape,
@@ -45,7 +45,7 @@ const venueFields = {
   website: z.string().optional(),
   image: z.string().optional(),
   /**
-   * Not among the create fields SPEC §2.2 lists, but required on the by-slug update route, and
+   * Not among the documented create fields (the site names a venue from its title, src/sandbox/linked.ts), but required on the by-slug update route, and
    * sent on create so a site that honours it keeps calsync's slug (the returned slug is checked).
    */
   slug: Slug.optional(),

@@ -5,7 +5,7 @@ import { floatOption, intOption } from '../options.ts';
 export function registerSandbox(program: Command): void {
   program
     .command('sandbox')
-    .description('Run the local calendar site (the REST interface of SPEC.md/CONTRACT.md) for demos, tests and benchmarks')
+    .description('Run the local calendar site (the REST interface of The Events Calendar, as real sites behave) for demos, tests and benchmarks')
     .option('--port <n>', 'port (0 = any free port)', intOption, 8787)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--data <file>', 'keep records in this file across restarts')

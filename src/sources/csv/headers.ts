@@ -3,7 +3,7 @@ import type { CsvKind } from './types.ts';
 /**
  * Header → field mapping.
  *
- * Fields are calsync's own names (SPEC §2), plus a few helper fields that only exist in files:
+ * Fields are calsync's own names (the site's write fields, src/model/draft.ts), plus a few helper fields that only exist in files:
  * separate `start_time`/`end_time` columns, currency columns that are folded into `cost`, venue and
  * organizer detail columns on an event row (`venue_city`, `organizer_email`…), and `private`
  * (Google's export) which sets the post status. Headers are compared after lower-casing and

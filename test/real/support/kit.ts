@@ -69,7 +69,7 @@ export async function startKitSite(dir: string, version: string): Promise<RealSi
     await run('bash', [kitScript(), 'start', '--dir', dir, '--port', String(port), '--version', version], { maxBuffer: 10e6, timeout: 15 * 60_000 });
   } catch (err) {
     const e = err as { stderr?: string; message: string };
-    throw new Error(`realsite.sh start --port ${port} --version ${version} failed: ${e.stderr?.trim().split('\n').slice(-5).join('\n') ?? e.message}`);
+    throw new Error(`realsite.sh start --port ${port} --version ${version} failed: ${e.stderr?.trim().split('\n').slice(-5).join('\n') ?? e.message}`, { cause: err });
   }
   return siteFromEnvFile(path.join(dir, `site-${port}.env`));
 }

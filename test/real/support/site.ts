@@ -8,7 +8,7 @@ export function realSites(): { a: RealSite; b: RealSite } {
   return inject('realSites');
 }
 
-export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Json = Record<string, any>;
 
 /** A bare REST client for checking what a site holds, independent of calsync's own client. */
 export class SiteApi {
