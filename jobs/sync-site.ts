@@ -11,7 +11,7 @@ import { RunFailedError } from '../src/runs/context.ts';
 import { ConfiguredSiteName } from './payload.ts';
 import { SiteSync, syncReport, type SyncPage, type SyncParams, type SyncPlan } from '../src/runs/sync-site.ts';
 import { RunReport, type ReportJson } from '../src/report/report.ts';
-import { JobStateMissingError } from '../src/queue/job-errors.ts';
+import { JobStateMissingError, UnknownConfigEntryError } from '../src/queue/job-errors.ts';
 
 export const SyncOptions = z.object({
   from: z.string().min(1),
@@ -38,7 +38,7 @@ export const SyncSitePayload = z.union([z.strictObject({ sync: z.string().min(1)
 export function resolveSyncPayload(p: z.infer<typeof SyncSitePayload>, config: CalsyncConfig): SyncOptions & { name: string } {
   if ('from' in p) return { ...p, name: `${p.from}->${p.to}` };
   const s = config.syncs.find((x) => x.name === p.sync);
-  if (!s) throw new Error(`no sync named "${p.sync}" in the config`);
+  if (!s) throw new UnknownConfigEntryError(`no sync named "${p.sync}" in the config`);
   return {
     ...SyncOptions.parse({ from: s.from, to: s.to, langs: s.languages ?? 'all', window: `${s.window.from}..${s.window.to}`, retire: s.retire, onEdit: s.onEdit, adoptLinked: s.adoptLinked, dryRun: p.dryRun ?? false }),
     name: s.name,

@@ -40,6 +40,15 @@ export class MissingSecretError extends CalsyncError {
   }
 }
 
+/** A site URL given with user:password@: credentials come from the environment, never inline. */
+export class InlineCredentialsError extends CalsyncError {
+  override name = 'InlineCredentialsError';
+  readonly code = 'inline-credentials';
+  constructor() {
+    super('put credentials in CALSYNC_USER/CALSYNC_PASSWORD (or CALSYNC_TOKEN), not in the site URL');
+  }
+}
+
 function authFromEnv(env: NodeJS.ProcessEnv): SiteConnection['auth'] {
   if (env.CALSYNC_TOKEN) return { kind: 'bearer', token: env.CALSYNC_TOKEN };
   if (env.CALSYNC_USER && env.CALSYNC_PASSWORD) return { kind: 'basic', user: env.CALSYNC_USER, password: env.CALSYNC_PASSWORD };
@@ -61,7 +70,7 @@ export function resolveSite(nameOrUrl: string, config?: CalsyncConfig, opts: { n
   if (fromConfig) return fromSiteConfig(fromConfig, env, opts.namespace);
   if (!/^https?:\/\//.test(nameOrUrl)) throw new UnknownSiteError(nameOrUrl, config?.sites.map((s) => s.name) ?? []);
   const url = new URL(nameOrUrl);
-  if (url.username || url.password) throw new Error('put credentials in CALSYNC_USER/CALSYNC_PASSWORD (or CALSYNC_TOKEN), not in the site URL');
+  if (url.username || url.password) throw new InlineCredentialsError();
   const namespace = opts.namespace ?? 'calendar/events/v1';
   const restRoot = nameOrUrl.replace(/\/+$/, '');
   return {

@@ -77,7 +77,8 @@ const RUN = {
 const JOB = {
   'job-kind-unknown': 'no worker job kind of that name',
   'job-payload-invalid': 'the queued payload does not pass the job kind’s schema',
-  'sync-state-missing': 'the part of a sync run kept in Redis (plan, page, language) is gone',
+  'run-state-missing': 'a part of a planned run kept in Redis (a plan, page or finish job) is gone',
+  'csv-chunk-missing': 'a chunk of a CSV import kept in Redis is gone (retried like any failure)',
 } as const;
 
 /** An ICS export was refused or failed (src/export/). */
@@ -93,7 +94,10 @@ const EXPORT = {
 const SETUP = {
   'config-invalid': 'the config file does not parse or does not pass its schema',
   'unknown-site': 'a site name that is neither in the config nor a URL',
-  'missing-secret': "a site's credential environment variable is not set",
+  'missing-secret': "a credential's environment variable (a site's, the dashboard's) is not set",
+  'inline-credentials': 'a site URL carries user:password@ instead of naming an environment variable',
+  'config-entry-unknown': 'a source, export or sync name that the config does not declare',
+  'date-spec-invalid': 'a date or window that is neither YYYY-MM-DD nor a relative offset, or ends before it starts',
   'bad-options': 'command-line options do not pass their schema',
   'port-in-use': 'the port to listen on is taken',
   'redis-unavailable': 'no Redis to use and none could be started',
@@ -126,7 +130,7 @@ export const UnrecoverableCode = ErrorCodeSchema.extract([
   'ics-time-limit',
   'job-kind-unknown',
   'job-payload-invalid',
-  'sync-state-missing',
+  'run-state-missing',
 ]);
 export type UnrecoverableCode = z.infer<typeof UnrecoverableCode>;
 

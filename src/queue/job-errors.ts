@@ -27,8 +27,20 @@ export class JobPayloadError extends CalsyncError {
   }
 }
 
-/** A part of a planned run kept in Redis (a sync's plan, page or language) is gone: enqueue the run again. */
+/** A part of a planned run kept in Redis (a sync's plan or page, a run's finish job) is gone: enqueue the run again. */
 export class JobStateMissingError extends CalsyncError {
   override name = 'JobStateMissingError';
-  readonly code = 'sync-state-missing';
+  readonly code = 'run-state-missing';
+}
+
+/** A CSV import's chunk is gone from Redis; unlike run-state-missing it is retried (as it always was). */
+export class CsvChunkMissingError extends CalsyncError {
+  override name = 'CsvChunkMissingError';
+  readonly code = 'csv-chunk-missing';
+}
+
+/** A job names a source, export or sync its worker's config does not declare. */
+export class UnknownConfigEntryError extends CalsyncError {
+  override name = 'UnknownConfigEntryError';
+  readonly code = 'config-entry-unknown';
 }

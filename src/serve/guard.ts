@@ -24,6 +24,15 @@ export class UnsafeBindError extends CalsyncError {
   }
 }
 
+/** serve.basicAuth names a password variable that is not set. */
+export class ServePasswordMissingError extends CalsyncError {
+  override name = 'ServePasswordMissingError';
+  readonly code = 'missing-secret';
+  constructor(variable: string) {
+    super(`serve.basicAuth needs its password in ${variable}`);
+  }
+}
+
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
 
 export function isLoopbackHost(host: string): boolean {

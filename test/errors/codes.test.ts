@@ -5,16 +5,17 @@ import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { ApiError, NetworkError, NotFoundError, PreflightError, RequestValidationError, ResponseFormatError, SiteDownError, SlugMismatchError, TimeoutError } from '../../src/api/errors/index.ts';
 import { ConfigError } from '../../src/config/load.ts';
-import { MissingSecretError, UnknownSiteError } from '../../src/config/sites.ts';
+import { InlineCredentialsError, MissingSecretError, UnknownSiteError } from '../../src/config/sites.ts';
 import { CalsyncError } from '../../src/errors/calsync-error.ts';
 import { ERROR_CODES, ErrorCodeSchema, UnrecoverableCode, isErrorCode } from '../../src/errors/codes.ts';
 import { ArtifactWriteError, EventRenderError, ExportAbortedError, ExportError, ExportFetchError, ExportParamsError } from '../../src/export/errors.ts';
-import { JobKindUnknownError, JobPayloadError, JobStateMissingError } from '../../src/queue/job-errors.ts';
+import { CsvChunkMissingError, JobKindUnknownError, JobPayloadError, JobStateMissingError, UnknownConfigEntryError } from '../../src/queue/job-errors.ts';
+import { DateSpecError } from '../../src/config/dates.ts';
 import { RedisUnavailableError } from '../../src/queue/redis-server.ts';
 import { RunLockedError } from '../../src/queue/run-lock.ts';
 import { RunFailedError } from '../../src/runs/context.ts';
 import { ApiError as SandboxApiError } from '../../src/sandbox/errors.ts';
-import { UnsafeBindError } from '../../src/serve/guard.ts';
+import { ServePasswordMissingError, UnsafeBindError } from '../../src/serve/guard.ts';
 import { UnknownEncoding } from '../../src/sources/csv/decode.ts';
 import { CsvRefusedError } from '../../src/sources/csv/errors.ts';
 import { UnsupportedEncoding } from '../../src/sources/fetch/decode.ts';
@@ -44,6 +45,11 @@ const PURPOSEFUL: Record<string, () => Error> = {
   JobKindUnknownError: () => new JobKindUnknownError('x'),
   JobPayloadError: () => new JobPayloadError('import-ics', ['source: required']),
   JobStateMissingError: () => new JobStateMissingError('gone'),
+  CsvChunkMissingError: () => new CsvChunkMissingError('gone'),
+  UnknownConfigEntryError: () => new UnknownConfigEntryError('no export named "x" in the config'),
+  DateSpecError: () => new DateSpecError('"x" is not a date'),
+  InlineCredentialsError: () => new InlineCredentialsError(),
+  ServePasswordMissingError: () => new ServePasswordMissingError('DASH_PW'),
   RedisUnavailableError: () => new RedisUnavailableError('no redis'),
   RunLockedError: () => new RunLockedError('source a'),
   RunFailedError: () => new RunFailedError('uid-churn', 'every UID changed'),
@@ -109,7 +115,7 @@ describe('one namespace of error codes (src/errors/codes.ts)', () => {
         if (new RegExp(`class ${c.name} extends \\w*Error\\b`).test(source)) unlisted.push(`${c.file}:${c.name} (not exported)`);
         continue;
       }
-      if (!isError) continue;
+      if (!isError || value === CalsyncError) continue;
       const key = `${c.file}:${c.name}`;
       if (!(c.name in PURPOSEFUL) && !(key in RELAYS)) unlisted.push(key);
       else if (c.name in PURPOSEFUL) expect(PURPOSEFUL[c.name]?.()).toBeInstanceOf(value as new () => Error);
@@ -137,6 +143,15 @@ describe('one namespace of error codes (src/errors/codes.ts)', () => {
     }
     // Kebab case, and no second namespace (the old `calsync:` prefix) inside the one.
     for (const code of Object.keys(ERROR_CODES)) expect(code).toMatch(/^[a-z]+(-[a-z]+)*$/);
+  });
+
+  it('nothing in src/ or jobs/ throws a bare Error on purpose: only the invariant checks below do', () => {
+    // Each of these "cannot happen" in a correct program; a user could not act on one anyway.
+    // (TypeErrors for bad arguments, e.g. an allow-list entry, stay TypeErrors: callers and tests match on that type.)
+    const INVARIANTS = ['src/model/timezones.ts', 'src/export/instant.ts', 'src/api/executor.ts', 'src/api/paging.ts'];
+    const files = execFileSync('git', ['ls-files', 'src/*.ts', 'jobs/*.ts'], { encoding: 'utf8' }).trim().split('\n');
+    const bare = files.filter((f) => !f.startsWith('src/sandbox/') && !INVARIANTS.includes(f) && /throw new Error\(/.test(readFileSync(f, 'utf8')));
+    expect(bare).toEqual([]);
   });
 
   it('every unrecoverable code is a registered code', () => {
