@@ -4,6 +4,7 @@ import type { CalsyncConfig, ExportConfig } from '../src/config/schema.ts';
 import { resolveSite } from '../src/config/sites.ts';
 import { runIcsExport, type ExportParams, type ExportResult } from '../src/export/index.ts';
 import { defineJob } from '../src/queue/job-definition.ts';
+import { UnknownConfigEntryError } from '../src/queue/job-errors.ts';
 
 export const ExportIcsPayload = z.strictObject({ export: z.string().min(1) });
 
@@ -30,7 +31,7 @@ export const exportIcsJob = defineJob({
   historyName: (p) => p.export,
   async process(job, payload, deps, signal): Promise<ExportResult> {
     const e = deps.config.exports.find((x) => x.name === payload.export);
-    if (!e) throw new Error(`no export named "${payload.export}" in the config`);
+    if (!e) throw new UnknownConfigEntryError(`no export named "${payload.export}" in the config`);
     const params = exportParams(e, deps.config);
     return runIcsExport(params, {
       signal,

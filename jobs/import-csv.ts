@@ -13,6 +13,7 @@ import { chunks, csvOpener, inspect, prepareCsv, processChunk, type CsvChunk, ty
 import { RunReport, type ReportJson } from '../src/report/report.ts';
 import { assembleRejects, capFailures, omittedWarning, spoolChunkRejects } from './csv-rejects.ts';
 import { ConfiguredSiteName, QueueLocation } from './payload.ts';
+import { CsvChunkMissingError, UnknownConfigEntryError } from '../src/queue/job-errors.ts';
 
 /** A chunk job's return value (kept in Redis): its report with failures capped, and a count of rejected rows. */
 interface QueuedChunkResult {
@@ -79,7 +80,7 @@ export function resolveCsvPayload(payload: ImportCsvPayload, config: CalsyncConf
   // Only config sources' allow lists exempt a feed from the SSRF guard.
   if ('location' in payload) return { ...payload, allow: [], configured: false };
   const s = config.sources.find((x) => x.name === payload.source);
-  if (!s || s.kind !== 'csv') throw new Error(`no CSV source named "${payload.source}" in the config`);
+  if (!s || s.kind !== 'csv') throw new UnknownConfigEntryError(`no CSV source named "${payload.source}" in the config`);
   return {
     ...CsvImportOptions.parse({
       location: s.url, site: s.site, kind: s.csvKind, source: s.name, lang: s.language, map: s.map, key: s.key, dateFormat: s.dateFormat,
@@ -155,7 +156,7 @@ export const importCsvChunkJob = defineJob({
     const o = resolveCsvPayload(p.payload, deps.config);
     const params = csvParams(o, deps.config, { allowFiles: o.configured });
     const raw = await deps.redis.get(chunkKey(deps, p.runId, p.chunk));
-    if (!raw) throw new Error(`chunk ${p.chunk} of run ${p.runId} is no longer in Redis (expired or deleted); re-enqueue the import`);
+    if (!raw) throw new CsvChunkMissingError(`chunk ${p.chunk} of run ${p.runId} is no longer in Redis (expired or deleted); re-enqueue the import`);
     const chunk = JSON.parse(raw) as CsvChunk;
     const r = await processChunk(params, chunk, { redis: deps.redis, prefix: deps.prefix, log: deps.log.child({ jobId: job.id }), signal, runId: p.runId, limiterFor: deps.limiterFor });
     // The raw rejected rows go to disk, not into this job's return value in Redis.

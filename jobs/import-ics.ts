@@ -10,6 +10,7 @@ import { withRunLock } from '../src/queue/run-lock.ts';
 import { ConfiguredSiteName, QueueLocation } from './payload.ts';
 import { runIcsImport, type IcsImportParams } from '../src/runs/import-ics.ts';
 import type { ReportJson } from '../src/report/report.ts';
+import { UnknownConfigEntryError } from '../src/queue/job-errors.ts';
 
 /** Ad-hoc import options: the same as the CLI flags (never credentials). */
 export const IcsImportOptions = z.object({
@@ -99,7 +100,7 @@ export function resolveIcsPayload(payload: ImportIcsPayload, config: CalsyncConf
   // Only config sources' allow lists exempt a feed from the SSRF guard.
   if ('location' in payload) return { ...payload, allow: [] };
   const src = config.sources.find((s) => s.name === payload.source);
-  if (!src || src.kind !== 'ics') throw new Error(`no ICS source named "${payload.source}" in the config`);
+  if (!src || src.kind !== 'ics') throw new UnknownConfigEntryError(`no ICS source named "${payload.source}" in the config`);
   return { ...configuredIcsOptions(src), dryRun: payload.dryRun ?? false };
 }
 

@@ -1,4 +1,4 @@
-import { FlowProducer, UnrecoverableError, type Job } from 'bullmq';
+import { FlowProducer, type Job } from 'bullmq';
 import { z } from 'zod';
 import { parseWindow, resolveDateSpec } from '../src/config/dates.ts';
 import type { CalsyncConfig } from '../src/config/schema.ts';
@@ -11,6 +11,7 @@ import { RunFailedError } from '../src/runs/context.ts';
 import { ConfiguredSiteName } from './payload.ts';
 import { SiteSync, syncReport, type SyncPage, type SyncParams, type SyncPlan } from '../src/runs/sync-site.ts';
 import { RunReport, type ReportJson } from '../src/report/report.ts';
+import { JobStateMissingError, UnknownConfigEntryError } from '../src/queue/job-errors.ts';
 
 export const SyncOptions = z.object({
   from: z.string().min(1),
@@ -37,7 +38,7 @@ export const SyncSitePayload = z.union([z.strictObject({ sync: z.string().min(1)
 export function resolveSyncPayload(p: z.infer<typeof SyncSitePayload>, config: CalsyncConfig): SyncOptions & { name: string } {
   if ('from' in p) return { ...p, name: `${p.from}->${p.to}` };
   const s = config.syncs.find((x) => x.name === p.sync);
-  if (!s) throw new Error(`no sync named "${p.sync}" in the config`);
+  if (!s) throw new UnknownConfigEntryError(`no sync named "${p.sync}" in the config`);
   return {
     ...SyncOptions.parse({ from: s.from, to: s.to, langs: s.languages ?? 'all', window: `${s.window.from}..${s.window.to}`, retire: s.retire, onEdit: s.onEdit, adoptLinked: s.adoptLinked, dryRun: p.dryRun ?? false }),
     name: s.name,
@@ -108,7 +109,7 @@ const runKey = (deps: JobDeps, runId: string, lang: string, part: string) => `${
 /** The params of one language, with the window the planner resolved (relative dates must not drift between jobs). */
 function paramsOf(ref: RunRef & { lang: Language }, config: CalsyncConfig): SyncParams {
   const p = syncParams(resolveSyncPayload(ref.payload, config), config).find((x) => x.lang === ref.lang);
-  if (!p) throw new UnrecoverableError(`language ${ref.lang} is no longer part of this sync`);
+  if (!p) throw new JobStateMissingError(`language ${ref.lang} is no longer part of this sync`);
   return { ...p, window: { from: new Date(ref.window.from), to: new Date(ref.window.to) } };
 }
 
@@ -216,7 +217,7 @@ export const syncPageJob = defineJob({
   async process(job, ref, deps, signal): Promise<{ report: ReportJson }> {
     return underLock(deps, ref, async () => {
       const raw = await deps.redis.get(runKey(deps, ref.runId, ref.lang, `page:${ref.page}`));
-      if (!raw) throw new UnrecoverableError(`page ${ref.page} (${ref.lang}) of sync run ${ref.runId} is no longer in Redis (expired or deleted); enqueue the sync again`);
+      if (!raw) throw new JobStateMissingError(`page ${ref.page} (${ref.lang}) of sync run ${ref.runId} is no longer in Redis (expired or deleted); enqueue the sync again`);
       const p = paramsOf(ref, deps.config);
       const ctx = ctxOf(deps, job, ref.runId, { lang: ref.lang, page: ref.page }, signal);
       const report = syncReport(p, ctx, ref.runId);
@@ -243,7 +244,7 @@ export const syncLanguageJob = defineJob({
       const ctx = ctxOf(deps, job, ref.runId, { lang: ref.lang }, signal);
       const report = syncReport(p, ctx, ref.runId);
       const planRaw = await deps.redis.get(runKey(deps, ref.runId, ref.lang, 'plan'));
-      if (!planRaw) throw new UnrecoverableError(`the plan of sync run ${ref.runId} (${ref.lang}) is no longer in Redis; enqueue the sync again`);
+      if (!planRaw) throw new JobStateMissingError(`the plan of sync run ${ref.runId} (${ref.lang}) is no longer in Redis; enqueue the sync again`);
       const plan = JSON.parse(planRaw) as Pick<SyncPlan, 'seen' | 'cancelled'> & { report: ReportJson };
       report.merge(plan.report);
       for (const value of Object.values(await job.getChildrenValues<{ report: ReportJson }>())) report.merge(value.report);

@@ -78,6 +78,21 @@ function isTyped(err: unknown): boolean {
   );
 }
 
+/** One logical call's fixed parts. */
+interface Call {
+  query: Array<[string, string]>;
+  where: { method: AttemptRequest['method']; route: string; url: string };
+  totalMs: number;
+  deadlineAt: number;
+  deadline: AbortSignal;
+  /** Cleared when the call ends (see #start). */
+  timer: NodeJS.Timeout;
+  signal: AbortSignal;
+}
+
+/** How one attempt ended: with the call's result, or a failure and the retry decision for it. */
+type Outcome<T> = { result: T } | { failure: Error; decision: Decision; retryAfterMs?: number };
+
 export class Executor {
   readonly #conn: ResolvedConnection;
   readonly #transport: Transport;
@@ -103,6 +118,33 @@ export class Executor {
   }
 
   async call<T>(spec: CallSpec<T>, opts: CallOptions = {}): Promise<T> {
+    const c = this.#start(spec, opts);
+    let attempt = 0;
+    try {
+      c.signal.throwIfAborted();
+      for (;;) {
+        attempt++;
+        await this.#admit(c.signal);
+        const outcome = await this.#attempt(spec, c, attempt);
+        if ('result' in outcome) return outcome.result;
+        const { failure, decision } = outcome;
+        if (decision === 'fail' || attempt > this.#conn.retry.maxRetries) throw failure;
+        await this.#backoff(attempt, outcome.retryAfterMs, c, failure);
+        if (decision === 'verify' && spec.verify) {
+          const found = await spec.verify(c.signal);
+          if (found !== null) return found;
+        }
+        this.#stats.retries++;
+      }
+    } catch (err) {
+      throw this.#callError(err, opts, c, attempt);
+    } finally {
+      clearTimeout(c.timer);
+    }
+  }
+
+  /** The call's query (with its language), display URL, and the signal that ends it at the deadline. */
+  #start(spec: CallSpec<unknown>, opts: CallOptions): Call {
     const lang = opts.lang ?? this.#conn.language;
     const query: Array<[string, string]> = [...(spec.query ?? [])];
     if (lang) query.push(['ml_language', lang]);
@@ -115,82 +157,78 @@ export class Executor {
     const timer = setTimeout(() => deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), totalMs);
     timer.unref();
     const signal = opts.signal ? AbortSignal.any([opts.signal, deadline.signal]) : deadline.signal;
-    const where = { method: spec.method, route: spec.route, url };
-    let attempt = 0;
-    try {
-      signal.throwIfAborted();
-      for (;;) {
-        attempt++;
-        this.#conn.breaker.check();
-        // Awaited only when there is something to wait for: each await costs a turn of the loop.
-        if (this.#notBefore > Date.now()) await this.#waitGate(signal);
-        if (this.#conn.limiter) {
-          await this.#conn.limiter.acquire(signal);
-          // The limiter may have held us while another call was told to back off.
-          await this.#waitGate(signal);
-        }
+    return { query, where: { method: spec.method, route: spec.route, url }, totalMs, deadlineAt, deadline: deadline.signal, timer, signal };
+  }
 
-        const ctx: ResponseContext = { ...where, attempts: attempt, notFoundParams: spec.notFoundParams };
-        const started = performance.now();
-        this.#stats.requests++;
-        let res: RawResponse | undefined;
-        let failure: Error | undefined;
-        let decision: Decision = 'fail';
-        let retryAfterMs: number | undefined;
-        try {
-          res = await this.#transport.send({ method: spec.method, path: spec.path, query, body: spec.body, signal });
-        } catch (err) {
-          if (signal.aborted) throw err;
-          const code = networkCode(err);
-          this.#report(spec, 'network-error', started, attempt);
-          failure = this.#networkError(code, err, where, attempt);
-          this.#conn.breaker.failed(`${spec.method} ${spec.route} → network error ${code}`);
-          decision = decideAfterNetworkError(code, spec.kind, spec.verify !== undefined);
-        }
-        if (res) {
-          if (res.status === 429 || res.status === 503) retryAfterMs = parseRetryAfter(res.headers['retry-after']);
-          if (res.status === 429) this.#stats.throttled++;
-          this.#report(spec, res.status, started, attempt, retryAfterMs);
-          if (res.status >= 200 && res.status < 300) {
-            this.#conn.breaker.succeeded();
-            return this.#success(spec, res, ctx);
-          }
-          const err = errorFromResponse(res, ctx);
-          if (isSiteFailure(res.status, err.code)) this.#conn.breaker.failed(`${spec.method} ${spec.route} → ${res.status} ${err.code}`);
-          else this.#conn.breaker.succeeded();
-          const recovered = spec.recover?.(err);
-          if (recovered !== undefined) return recovered;
-          failure = err;
-          decision = decideAfterStatus(res.status, spec.kind, spec.verify !== undefined);
-        }
-        if (!failure) throw new Error('unreachable: attempt ended without a result or a failure');
-        if (decision === 'fail' || attempt > this.#conn.retry.maxRetries) throw failure;
-
-        let wait = backoffDelay(attempt - 1, this.#conn.retry);
-        if (retryAfterMs !== undefined) {
-          const until = Date.now() + retryAfterMs + RETRY_AFTER_MARGIN_MS;
-          if (until > this.#notBefore) this.#notBefore = until;
-          wait = Math.max(wait, retryAfterMs + RETRY_AFTER_MARGIN_MS);
-        }
-        // Waiting past the deadline only to time out would hide the real cause: give it now.
-        if (Date.now() + wait >= deadlineAt) throw failure;
-        await sleep(wait, undefined, { signal });
-        if (decision === 'verify' && spec.verify) {
-          const found = await spec.verify(signal);
-          if (found !== null) return found;
-        }
-        this.#stats.retries++;
-      }
-    } catch (err) {
-      if (isTyped(err)) throw err;
-      if (opts.signal?.aborted) throw opts.signal.reason;
-      if (deadline.signal.aborted) {
-        throw new TimeoutError({ ...where, code: 'DEADLINE', attempts: attempt, kind: 'total', timeoutMs: totalMs, cause: err });
-      }
-      throw err;
-    } finally {
-      clearTimeout(timer);
+  /** Waits until an attempt may leave: breaker closed, Retry-After gate passed, limiter slot taken. */
+  async #admit(signal: AbortSignal): Promise<void> {
+    this.#conn.breaker.check();
+    // Awaited only when there is something to wait for: each await costs a turn of the loop.
+    if (this.#notBefore > Date.now()) await this.#waitGate(signal);
+    if (this.#conn.limiter) {
+      await this.#conn.limiter.acquire(signal);
+      // The limiter may have held us while another call was told to back off.
+      await this.#waitGate(signal);
     }
+  }
+
+  /** One attempt: the call's result, or the failure with what to do about it. */
+  async #attempt<T>(spec: CallSpec<T>, c: Call, attempt: number): Promise<Outcome<T>> {
+    const ctx: ResponseContext = { ...c.where, attempts: attempt, notFoundParams: spec.notFoundParams };
+    const started = performance.now();
+    this.#stats.requests++;
+    let res: RawResponse;
+    try {
+      res = await this.#transport.send({ method: spec.method, path: spec.path, query: c.query, body: spec.body, signal: c.signal });
+    } catch (err) {
+      if (c.signal.aborted) throw err;
+      const code = networkCode(err);
+      this.#report(spec, 'network-error', started, attempt);
+      const failure = this.#networkError(code, err, c.where, attempt);
+      this.#conn.breaker.failed(`${spec.method} ${spec.route} → network error ${code}`);
+      return { failure, decision: decideAfterNetworkError(code, spec.kind, spec.verify !== undefined) };
+    }
+    return this.#afterResponse(spec, res, ctx, started, attempt);
+  }
+
+  #afterResponse<T>(spec: CallSpec<T>, res: RawResponse, ctx: ResponseContext, started: number, attempt: number): Outcome<T> {
+    let retryAfterMs: number | undefined;
+    if (res.status === 429 || res.status === 503) retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+    if (res.status === 429) this.#stats.throttled++;
+    this.#report(spec, res.status, started, attempt, retryAfterMs);
+    if (res.status >= 200 && res.status < 300) {
+      this.#conn.breaker.succeeded();
+      return { result: this.#success(spec, res, ctx) };
+    }
+    const err = errorFromResponse(res, ctx);
+    if (isSiteFailure(res.status, err.code)) this.#conn.breaker.failed(`${spec.method} ${spec.route} → ${res.status} ${err.code}`);
+    else this.#conn.breaker.succeeded();
+    const recovered = spec.recover?.(err);
+    if (recovered !== undefined) return { result: recovered };
+    return { failure: err, decision: decideAfterStatus(res.status, spec.kind, spec.verify !== undefined), retryAfterMs };
+  }
+
+  /** Sleeps before the next attempt (backoff, or longer when told by Retry-After); throws `failure` when that would pass the deadline. */
+  async #backoff(attempt: number, retryAfterMs: number | undefined, c: Call, failure: Error): Promise<void> {
+    let wait = backoffDelay(attempt - 1, this.#conn.retry);
+    if (retryAfterMs !== undefined) {
+      const until = Date.now() + retryAfterMs + RETRY_AFTER_MARGIN_MS;
+      if (until > this.#notBefore) this.#notBefore = until;
+      wait = Math.max(wait, retryAfterMs + RETRY_AFTER_MARGIN_MS);
+    }
+    // Waiting past the deadline only to time out would hide the real cause: give it now.
+    if (Date.now() + wait >= c.deadlineAt) throw failure;
+    await sleep(wait, undefined, { signal: c.signal });
+  }
+
+  /** What a call throws: typed errors as they are, the caller's abort reason, or a total timeout. */
+  #callError(err: unknown, opts: CallOptions, c: Call, attempt: number): unknown {
+    if (isTyped(err)) return err;
+    if (opts.signal?.aborted) return opts.signal.reason;
+    if (c.deadline.aborted) {
+      return new TimeoutError({ ...c.where, code: 'DEADLINE', attempts: attempt, kind: 'total', timeoutMs: c.totalMs, cause: err });
+    }
+    return err;
   }
 
   #success<T>(spec: CallSpec<T>, res: RawResponse, ctx: ResponseContext): T {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config/load.ts';
-import { RunFailedError } from '../runs/context.ts';
+import { CalsyncError } from '../errors/calsync-error.ts';
 import { registerImportCsv } from './commands/import-csv.ts';
 import { registerImportIcs } from './commands/import-ics.ts';
 import { registerSync } from './commands/sync.ts';
@@ -55,7 +54,7 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : 1;
       return;
     }
-    const known = err instanceof ConfigError || err instanceof RunFailedError || (err as { code?: string }).code?.startsWith?.('calsync:');
+    const known = err instanceof CalsyncError;
     // One line per problem (bad options report each), each with the program's name; printed, never interpreted.
     for (const line of String((err as Error).message).split('\n')) process.stderr.write(`calsync: ${terminalSafe(line)}\n`);
     if (!known && process.env.LOG_LEVEL === 'debug') process.stderr.write(`${(err as Error).stack}\n`);

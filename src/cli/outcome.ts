@@ -9,10 +9,10 @@ export interface RunLabel {
   dryRun: boolean;
 }
 
-/** A stable code for a failure: the error's own, without the `calsync:` namespace. */
+/** A stable code for a failure: the error's own (src/errors/codes.ts, or the site's for an ApiError). */
 function codeOf(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code ? code.replace(/^calsync:/, '') : 'error';
+  return typeof code === 'string' && code ? code : 'error';
 }
 
 /** The report of a run that failed as a whole: the run's own up to the failure, else an empty one. */

@@ -1,8 +1,9 @@
 import net from 'node:net';
+import { CalsyncError } from '../errors/calsync-error.ts';
 
 /** A port a command must listen on is taken by another program. */
-export class PortInUseError extends Error {
-  readonly code = 'calsync:port-in-use';
+export class PortInUseError extends CalsyncError {
+  readonly code = 'port-in-use';
   readonly port: number;
   readonly option: string;
   constructor(port: number, option: string) {

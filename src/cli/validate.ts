@@ -1,11 +1,12 @@
 import type { z } from 'zod';
+import { CalsyncError } from '../errors/calsync-error.ts';
 
 /**
  * Bad option values, one line per problem naming the flag and what it accepts
  * (`--retire: "burn" is not one of keep, draft, trash, delete`). Exit 1, before any work.
  */
-export class OptionsError extends Error {
-  readonly code = 'calsync:bad-options';
+export class OptionsError extends CalsyncError {
+  readonly code = 'bad-options';
   readonly problems: string[];
   constructor(problems: string[]) {
     super(problems.join('\n'));

@@ -1,3 +1,11 @@
+import { CalsyncError } from '../errors/calsync-error.ts';
+
+/** A date spec or window that cannot be resolved; the message shows the accepted forms. */
+export class DateSpecError extends CalsyncError {
+  override name = 'DateSpecError';
+  readonly code = 'date-spec-invalid';
+}
+
 /** Resolves a date spec (`2026-01-01`, `-30d`, `+365d`, `+12w`, `now`, `today`) against `now`. */
 export function resolveDateSpec(spec: string, now = new Date(), endOfDay = false): Date {
   const s = spec.trim();
@@ -13,7 +21,7 @@ export function resolveDateSpec(spec: string, now = new Date(), endOfDay = false
     return d;
   }
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(s);
-  if (!m) throw new Error(`"${spec}" is not a date: expected YYYY-MM-DD or a relative offset like -30d or +365d`);
+  if (!m) throw new DateSpecError(`"${spec}" is not a date: expected YYYY-MM-DD or a relative offset like -30d or +365d`);
   const [, y, mo, d, h, mi, se] = m;
   const hasTime = h !== undefined;
   return new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), hasTime ? Number(h) : endOfDay ? 23 : 0, hasTime ? Number(mi) : endOfDay ? 59 : 0, se ? Number(se) : endOfDay && !hasTime ? 59 : 0));
@@ -22,9 +30,9 @@ export function resolveDateSpec(spec: string, now = new Date(), endOfDay = false
 /** `--window <from>..<to>`. */
 export function parseWindow(spec: string, now = new Date()): { from: Date; to: Date } {
   const [a, b] = spec.split('..');
-  if (!a || !b) throw new Error(`--window "${spec}": expected <from>..<to>, e.g. 2024-01-01..2024-12-31 or -30d..+365d`);
+  if (!a || !b) throw new DateSpecError(`--window "${spec}": expected <from>..<to>, e.g. 2024-01-01..2024-12-31 or -30d..+365d`);
   const from = resolveDateSpec(a, now);
   const to = resolveDateSpec(b, now, true);
-  if (to < from) throw new Error(`--window "${spec}": the end is before the start`);
+  if (to < from) throw new DateSpecError(`--window "${spec}": the end is before the start`);
   return { from, to };
 }

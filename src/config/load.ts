@@ -3,10 +3,11 @@ import path from 'node:path';
 import YAML from 'yaml';
 import type { z } from 'zod';
 import { CalsyncConfig } from './schema.ts';
+import { CalsyncError } from '../errors/calsync-error.ts';
 
 /** An invalid config file: every problem with its key path and reason, so all can be fixed at once. */
-export class ConfigError extends Error {
-  readonly code = 'calsync:config-invalid';
+export class ConfigError extends CalsyncError {
+  readonly code = 'config-invalid';
   readonly file: string;
   readonly problems: string[];
   constructor(file: string, problems: string[]) {

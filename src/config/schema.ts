@@ -28,6 +28,8 @@ export const SiteAuth = z.union([
 export const SiteConfig = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
   restRoot: z.url({ protocol: /^https?$/ }).refine((u) => {
+    // zod runs this even when the URL check failed: a string that is no URL is reported there.
+    if (!URL.canParse(u)) return true;
     const url = new URL(u);
     return url.username === '' && url.password === '';
   }, 'secrets are not allowed inline; remove user:password@ from the URL and use auth.passwordEnv (or auth.tokenEnv)'),
@@ -128,6 +130,8 @@ export const SyncConfig = z.strictObject({
 });
 export type SyncConfig = z.infer<typeof SyncConfig>;
 
+const hasUserinfo = (u: string) => URL.canParse(u) && (new URL(u).username !== '' || new URL(u).password !== '');
+
 export const CalsyncConfig = z
   .strictObject({
     /** Redis URL; omit for the embedded default (a local redis-server under .data/). */
@@ -174,6 +178,7 @@ export const CalsyncConfig = z
     dup(c.syncs, 'syncs');
     const needSite = (name: string, path: (string | number)[]) => {
       if (!sites.has(name) && !/^https?:\/\//.test(name)) ctx.addIssue({ code: 'custom', path, message: `unknown site "${name}" (declare it under sites, or give a REST root URL)` });
+      else if (!sites.has(name) && hasUserinfo(name)) ctx.addIssue({ code: 'custom', path, message: 'secrets are not allowed inline; remove user:password@ from the URL, declare the site under sites with auth.passwordEnv (or auth.tokenEnv)' });
     };
     c.sources.forEach((s, i) => needSite(s.site, ['sources', i, 'site']));
     c.exports.forEach((s, i) => needSite(s.site, ['exports', i, 'site']));

@@ -3,6 +3,7 @@ import type { SiteConnection } from '../api/index.ts';
 import { slugify } from '../model/identity.ts';
 import type { Language } from '../model/languages.ts';
 import type { CalsyncConfig, SiteConfig } from './schema.ts';
+import { CalsyncError } from '../errors/calsync-error.ts';
 
 /** A site the worker can talk to: its connection (with credentials) and a stable key for Redis state. */
 export interface ResolvedSite {
@@ -14,8 +15,8 @@ export interface ResolvedSite {
   requestsPerSecond?: number;
 }
 
-export class UnknownSiteError extends Error {
-  readonly code = 'calsync:unknown-site';
+export class UnknownSiteError extends CalsyncError {
+  readonly code = 'unknown-site';
   constructor(name: string, known: string[]) {
     super(`unknown site "${name}": give a REST root URL (e.g. http://127.0.0.1:8787/wp-json) or one of the config's sites${known.length ? ` (${known.join(', ')})` : ''}`);
     this.name = 'UnknownSiteError';
@@ -31,11 +32,20 @@ export const ConfiguredSiteName = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]*$/, 'queued jobs name a site declared in the config (sites[].name); a site URL is only accepted on the command line');
 
-export class MissingSecretError extends Error {
-  readonly code = 'calsync:missing-secret';
+export class MissingSecretError extends CalsyncError {
+  readonly code = 'missing-secret';
   constructor(site: string, variable: string) {
     super(`site "${site}" needs its credential in the environment variable ${variable}, which is not set`);
     this.name = 'MissingSecretError';
+  }
+}
+
+/** A site URL given with user:password@: credentials come from the environment, never inline. */
+export class InlineCredentialsError extends CalsyncError {
+  override name = 'InlineCredentialsError';
+  readonly code = 'inline-credentials';
+  constructor() {
+    super('put credentials in CALSYNC_USER/CALSYNC_PASSWORD (or CALSYNC_TOKEN), not in the site URL');
   }
 }
 
@@ -60,7 +70,7 @@ export function resolveSite(nameOrUrl: string, config?: CalsyncConfig, opts: { n
   if (fromConfig) return fromSiteConfig(fromConfig, env, opts.namespace);
   if (!/^https?:\/\//.test(nameOrUrl)) throw new UnknownSiteError(nameOrUrl, config?.sites.map((s) => s.name) ?? []);
   const url = new URL(nameOrUrl);
-  if (url.username || url.password) throw new Error('put credentials in CALSYNC_USER/CALSYNC_PASSWORD (or CALSYNC_TOKEN), not in the site URL');
+  if (url.username || url.password) throw new InlineCredentialsError();
   const namespace = opts.namespace ?? 'calendar/events/v1';
   const restRoot = nameOrUrl.replace(/\/+$/, '');
   return {

@@ -1,3 +1,6 @@
+import { CalsyncError } from '../errors/calsync-error.ts';
+import type { ExportErrorCode } from '../errors/codes.ts';
+
 /**
  * Errors of the ICS export. Each carries a stable `code` to switch on (the job glue maps them to
  * failed-job reasons, the CLI to exit messages); messages name the field or path at fault and
@@ -5,9 +8,9 @@
  */
 
 /** Base class: every error this module throws on purpose is one of these. */
-export class ExportError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+export class ExportError extends CalsyncError {
+  readonly code: ExportErrorCode;
+  constructor(code: ExportErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ExportError';
     this.code = code;

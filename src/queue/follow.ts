@@ -1,4 +1,5 @@
 import type { Job, Queue, QueueEvents } from 'bullmq';
+import { JobStateMissingError } from './job-errors.ts';
 
 /** A planner's result: the run continues in a flow whose root is `finishJobId`. */
 export interface Planned {
@@ -23,7 +24,7 @@ export async function waitForRun(job: Job, queue: Queue, events: QueueEvents, op
   const result = await job.waitUntilFinished(events, opts.timeoutMs);
   if (!isPlanned(result)) return result;
   const finish = await queue.getJob(result.finishJobId);
-  if (!finish) throw new Error(`the run's finish job ${result.finishJobId} is gone (removed by retention?)`);
+  if (!finish) throw new JobStateMissingError(`the run's finish job ${result.finishJobId} is gone (removed by retention?)`);
   opts.onPlanned?.(result);
   return finish.waitUntilFinished(events, opts.timeoutMs);
 }

@@ -5,10 +5,11 @@ import net from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
+import { CalsyncError } from '../errors/calsync-error.ts';
 
 /** Raised when calsync needs a local Redis and none can be started. */
-export class RedisUnavailableError extends Error {
-  readonly code = 'calsync:redis-unavailable';
+export class RedisUnavailableError extends CalsyncError {
+  readonly code = 'redis-unavailable';
   constructor(reason: string) {
     super(
       `${reason}\n` +

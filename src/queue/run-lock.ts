@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
+import { CalsyncError } from '../errors/calsync-error.ts';
 
 /** Another run holds the lock: the job is retried later (with backoff) instead of writing alongside it. */
-export class RunLockedError extends Error {
-  readonly code = 'calsync:run-locked';
+export class RunLockedError extends CalsyncError {
+  readonly code = 'run-locked';
   constructor(what: string) {
     super(`another run of ${what} is in progress; this one is retried later`);
     this.name = 'RunLockedError';

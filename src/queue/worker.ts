@@ -2,9 +2,12 @@ import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullm
 import { hostname } from 'node:os';
 import { pid } from 'node:process';
 import { RunLockedError } from './run-lock.ts';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CalsyncConfig } from '../config/schema.ts';
-import { RunFailedError } from '../runs/context.ts';
+import { CalsyncError } from '../errors/calsync-error.ts';
+import { isUnrecoverableCode, type ErrorCode } from '../errors/codes.ts';
+import { JobKindUnknownError, JobPayloadError } from './job-errors.ts';
 import type { ReportJson } from '../report/report.ts';
 import { bullConnection, workerConnection } from './connection.ts';
 import { RunHistory } from './history.ts';
@@ -33,18 +36,40 @@ export interface RunningWorkers {
   close(timeoutMs?: number): Promise<void>;
 }
 
-/** Runs that fail as a whole for reasons a retry cannot fix. */
-const UNRECOVERABLE = new Set(['uid-churn', 'aborted', 'ics-too-many-occurrences', 'ics-memory-limit', 'ics-time-limit']);
 /** BullMQ's reason when a job was taken over more than maxStalledCount times (its worker kept dying). */
 const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
+/** Failures that are not a run of the source (the queued job itself is malformed): kept out of the run history. */
+const NOT_A_RUN: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['job-kind-unknown', 'job-payload-invalid']);
+
+/** What every part of a worker process shares. */
+interface WorkerContext {
+  o: WorkerOptions;
+  history: RunHistory;
+  metrics: MetricsRecorder;
+  deps: JobDeps;
+}
 
 export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
   const prefix = o.prefix ?? 'calsync';
   const redis = workerConnection(o.redisUrl);
   const history = new RunHistory(redis, { prefix, keep: o.config.history.keep, pauseAfterFailures: o.config.history.pauseAfterFailures });
-  const limiters = new Map<string, RedisRateLimiter | undefined>();
   const metrics = new MetricsRecorder(redis, prefix);
-  const deps: JobDeps = {
+  const ctx: WorkerContext = { o, history, metrics, deps: jobDeps(o, redis, prefix, history, metrics) };
+  const processor = jobProcessor(ctx);
+  // BullMQ stores it on each job it takes (job.processedBy): which machine and process ran it.
+  const workerName = `${hostname()}:${pid}`;
+  const workers = (o.queues ?? [...QUEUES]).map((q) => startWorker(ctx, q, prefix, workerName, processor));
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  return {
+    workers,
+    deps: ctx.deps,
+    close: (timeoutMs = o.config.worker.shutdownTimeoutMs) => closeWorkers(workers, redis, o.log, timeoutMs),
+  };
+}
+
+function jobDeps(o: WorkerOptions, redis: Redis, prefix: string, history: RunHistory, metrics: MetricsRecorder): JobDeps {
+  const limiters = new Map<string, RedisRateLimiter | undefined>();
+  return {
     config: o.config,
     redis,
     redisUrl: o.redisUrl,
@@ -64,133 +89,166 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
       if (info.status === 429) metrics.inc(METRIC_KEYS.throttled, { site });
     },
   };
+}
 
-  const process = async (job: Job, token?: string, signal?: AbortSignal) => {
-    const def = o.jobs[job.name];
-    if (!def) throw new UnrecoverableError(`unknown job kind "${job.name}"`);
-    const parsed = def.payload.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`invalid ${job.name} payload: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
-    const name = def.historyName(parsed.data);
-    const paused = def.part ? undefined : await history.paused(name);
-    if (paused) {
-      o.log.warn({ jobId: job.id, name }, 'source is paused; run skipped');
-      return { paused: true, name, lastError: paused.lastError };
-    }
-    const started = Date.now();
-    try {
-      const result = await def.process(job, parsed.data, deps, signal);
-      if (isReport(result)) {
-        await history.record(RunHistory.fromReport(name, result, job.id));
-        for (const [kind, c] of Object.entries(result.counts)) {
-          for (const outcome of ['created', 'updated', 'unchanged', 'skipped', 'failed', 'retired'] as const) metrics.inc(METRIC_KEYS.items, { run: job.name, kind, outcome }, c[outcome]);
-        }
-      }
-      metrics.inc(METRIC_KEYS.jobs, { kind: job.name, outcome: 'completed' });
-      metrics.observe(METRIC_KEYS.jobSeconds, { kind: job.name }, (Date.now() - started) / 1000);
-      return result;
-    } catch (err) {
-      // BullMQ stores the message as the job's failedReason (Redis, dashboard): no URL secrets in it.
-      if (err instanceof Error) err.message = redactText(err.message);
-      if (err instanceof RunLockedError && token) {
-        // Another run of the same source is writing: come back later, without spending an attempt
-        // or counting towards the auto-pause.
-        o.log.info({ jobId: job.id, name }, err.message);
-        await job.moveToDelayed(Date.now() + 2000 + Math.floor(Math.random() * 2000), token);
-        throw new DelayedError();
-      }
-      metrics.inc(METRIC_KEYS.jobs, { kind: job.name, outcome: 'failed' });
-      metrics.observe(METRIC_KEYS.jobSeconds, { kind: job.name }, (Date.now() - started) / 1000);
-      const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || err instanceof UnrecoverableError || (err instanceof RunFailedError && UNRECOVERABLE.has(err.code));
-      if (finalAttempt && def.part !== 'piece' && !(err instanceof UnrecoverableError && String(err.message).startsWith('invalid '))) {
-        const { paused: nowPaused } = await history.record({
-          id: String(job.id),
-          name,
-          kind: job.name,
-          status: 'failed',
-          startedAt: new Date(started).toISOString(),
-          durationMs: Date.now() - started,
-          failures: [],
-          error: (err as Error).message,
-          jobId: job.id,
-        });
-        if (nowPaused) o.log.error({ name }, `paused after ${o.config.history.pauseAfterFailures} failed runs in a row; \`calsync resume ${name}\` resumes it`);
-      }
-      if (err instanceof RunFailedError && UNRECOVERABLE.has(err.code)) throw new UnrecoverableError(err.message);
-      throw err;
-    }
-  };
-
-  /**
-   * A job whose worker process died under it more than maxStalledCount times is failed by BullMQ
-   * without our processor seeing it: record it in the run history like any failed run, so a
-   * scheduled source that kills its worker is paused after pauseAfterFailures, instead of taking a
-   * worker down on every tick.
-   */
-  const recordPoison = async (job: Job): Promise<void> => {
-    const def = o.jobs[job.name];
-    const parsed = def?.payload.safeParse(job.data);
-    if (!def || !parsed?.success || def.part === 'piece') return;
-    const name = def.historyName(parsed.data);
-    metrics.inc(METRIC_KEYS.jobs, { kind: job.name, outcome: 'failed' });
-    try {
-      const { paused } = await history.record({
-        id: String(job.id),
-        name,
-        kind: job.name,
-        status: 'failed',
-        startedAt: new Date(job.processedOn ?? job.timestamp).toISOString(),
-        durationMs: 0,
-        failures: [],
-        error: `the worker running this job stopped ${o.config.worker.maxStalledCount + 1} times (out of memory, killed or blocked); the job was failed so it cannot take workers down again`,
-        jobId: job.id,
-      });
-      if (paused) o.log.error({ name }, `paused after ${o.config.history.pauseAfterFailures} failed runs in a row; \`calsync resume ${name}\` resumes it`);
-    } catch (err) {
-      o.log.error({ err: (err as Error).message, jobId: job.id }, 'could not record the stalled job in the run history');
-    }
-  };
-
-  const queues = o.queues ?? [...QUEUES];
-  // BullMQ stores it on each job it takes (job.processedBy): which machine and process ran it.
-  const workerName = `${hostname()}:${pid}`;
-  const workers = queues.map((q) => {
-    const w = new Worker(q, process, {
-      connection: bullConnection(o.redisUrl),
-      prefix,
-      name: workerName,
-      concurrency: o.concurrency?.[q] ?? o.config.worker.concurrency[q] ?? (q === 'import' ? 4 : 2),
-      removeOnComplete: RETENTION.removeOnComplete,
-      removeOnFail: RETENTION.removeOnFail,
-      lockDuration: o.config.worker.lockDurationMs,
-      stalledInterval: o.config.worker.stalledIntervalMs,
-      maxStalledCount: o.config.worker.maxStalledCount,
-    });
-    // Without an error listener a worker may stop processing (BullMQ docs).
-    w.on('error', (err) => o.log.error({ err: err.message, queue: q }, 'worker error'));
-    w.on('failed', (job, err) => {
-      o.log.warn({ jobId: job?.id, job: job?.name, err: err.message }, 'job failed');
-      if (job && err.message === STALLED_TOO_OFTEN) void recordPoison(job);
-    });
-    w.on('completed', (job) => o.log.info({ jobId: job.id, job: job.name }, 'job completed'));
-    return w;
+function startWorker(ctx: WorkerContext, q: QueueName, prefix: string, workerName: string, processor: Processor): Worker {
+  const { o } = ctx;
+  const w = new Worker(q, processor, {
+    connection: bullConnection(o.redisUrl),
+    prefix,
+    name: workerName,
+    concurrency: o.concurrency?.[q] ?? o.config.worker.concurrency[q] ?? (q === 'import' ? 4 : 2),
+    removeOnComplete: RETENTION.removeOnComplete,
+    removeOnFail: RETENTION.removeOnFail,
+    lockDuration: o.config.worker.lockDurationMs,
+    stalledInterval: o.config.worker.stalledIntervalMs,
+    maxStalledCount: o.config.worker.maxStalledCount,
   });
-  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  // Without an error listener a worker may stop processing (BullMQ docs).
+  w.on('error', (err) => o.log.error({ err: err.message, queue: q }, 'worker error'));
+  w.on('failed', (job, err) => {
+    o.log.warn({ jobId: job?.id, job: job?.name, err: err.message }, 'job failed');
+    if (job && err.message === STALLED_TOO_OFTEN) void recordPoison(ctx, job);
+  });
+  w.on('completed', (job) => o.log.info({ jobId: job.id, job: job.name }, 'job completed'));
+  return w;
+}
 
-  return {
-    workers,
-    deps,
-    async close(timeoutMs = o.config.worker.shutdownTimeoutMs) {
-      // worker.close() waits for active jobs with no timeout and can hang when Redis is gone
-      // (bullmq #4656): race it against a timer, then force.
-      const graceful = Promise.all(workers.map((w) => w.close()));
-      const timedOut = await Promise.race([graceful.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), timeoutMs).unref())]);
-      if (timedOut) {
-        o.log.warn({ timeoutMs }, 'jobs still running at the shutdown timeout; cutting them off (they will be retried)');
-        await Promise.all(workers.map((w) => w.close(true).catch(() => undefined)));
-      }
-      redis.disconnect();
-    },
+async function closeWorkers(workers: Worker[], redis: Redis, log: Logger, timeoutMs: number): Promise<void> {
+  // worker.close() waits for active jobs with no timeout and can hang when Redis is gone
+  // (bullmq #4656): race it against a timer, then force.
+  const graceful = Promise.all(workers.map((w) => w.close()));
+  const timedOut = await Promise.race([graceful.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), timeoutMs).unref())]);
+  if (timedOut) {
+    log.warn({ timeoutMs }, 'jobs still running at the shutdown timeout; cutting them off (they will be retried)');
+    await Promise.all(workers.map((w) => w.close(true).catch(() => undefined)));
+  }
+  redis.disconnect();
+}
+
+type Processor = (job: Job, token?: string, signal?: AbortSignal) => Promise<unknown>;
+
+/**
+ * The processor BullMQ calls. An error whose code is unrecoverable (src/errors/codes.ts) leaves as
+ * BullMQ's UnrecoverableError, so the job fails without spending its remaining attempts.
+ */
+function jobProcessor(ctx: WorkerContext): Processor {
+  return async (job, token, signal) => {
+    try {
+      return await processJob(ctx, job, token, signal);
+    } catch (err) {
+      throw isUnrecoverable(err) && !(err instanceof UnrecoverableError) ? new UnrecoverableError((err as Error).message) : err;
+    }
   };
+}
+
+function isUnrecoverable(err: unknown): boolean {
+  return err instanceof UnrecoverableError || (err instanceof CalsyncError && isUnrecoverableCode(err.code));
+}
+
+/** The job's definition and its payload checked by the kind's schema; throws job-kind-unknown or job-payload-invalid. */
+function parseJob(jobs: Record<string, JobDefinition>, job: Job): { def: JobDefinition; payload: unknown } {
+  const def = jobs[job.name];
+  if (!def) throw new JobKindUnknownError(job.name);
+  const parsed = def.payload.safeParse(job.data);
+  if (!parsed.success) throw new JobPayloadError(job.name, parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  return { def, payload: parsed.data };
+}
+
+async function processJob(ctx: WorkerContext, job: Job, token?: string, signal?: AbortSignal): Promise<unknown> {
+  const { def, payload } = parseJob(ctx.o.jobs, job);
+  const name = def.historyName(payload);
+  const paused = def.part ? undefined : await ctx.history.paused(name);
+  if (paused) {
+    ctx.o.log.warn({ jobId: job.id, name }, 'source is paused; run skipped');
+    return { paused: true, name, lastError: paused.lastError };
+  }
+  const started = Date.now();
+  try {
+    const result = await def.process(job, payload, ctx.deps, signal);
+    await recordSuccess(ctx, job, name, result, started);
+    return result;
+  } catch (err) {
+    return failed(ctx, { job, def, name, started, token }, err);
+  }
+}
+
+async function recordSuccess(ctx: WorkerContext, job: Job, name: string, result: unknown, started: number): Promise<void> {
+  const { metrics } = ctx;
+  if (isReport(result)) {
+    await ctx.history.record(RunHistory.fromReport(name, result, job.id));
+    for (const [kind, c] of Object.entries(result.counts)) {
+      for (const outcome of ['created', 'updated', 'unchanged', 'skipped', 'failed', 'retired'] as const) metrics.inc(METRIC_KEYS.items, { run: job.name, kind, outcome }, c[outcome]);
+    }
+  }
+  metrics.inc(METRIC_KEYS.jobs, { kind: job.name, outcome: 'completed' });
+  metrics.observe(METRIC_KEYS.jobSeconds, { kind: job.name }, (Date.now() - started) / 1000);
+}
+
+interface Attempt {
+  job: Job;
+  def: JobDefinition;
+  name: string;
+  started: number;
+  token?: string;
+}
+
+/** A run that threw: delayed when its source is locked, else counted, recorded when final, and rethrown. */
+async function failed(ctx: WorkerContext, a: Attempt, err: unknown): Promise<never> {
+  const { job } = a;
+  // BullMQ stores the message as the job's failedReason (Redis, dashboard): no URL secrets in it.
+  if (err instanceof Error) err.message = redactText(err.message);
+  if (err instanceof RunLockedError && a.token) {
+    // Another run of the same source is writing: come back later, without spending an attempt
+    // or counting towards the auto-pause.
+    ctx.o.log.info({ jobId: job.id, name: a.name }, err.message);
+    await job.moveToDelayed(Date.now() + 2000 + Math.floor(Math.random() * 2000), a.token);
+    throw new DelayedError();
+  }
+  ctx.metrics.inc(METRIC_KEYS.jobs, { kind: job.name, outcome: 'failed' });
+  ctx.metrics.observe(METRIC_KEYS.jobSeconds, { kind: job.name }, (Date.now() - a.started) / 1000);
+  const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || isUnrecoverable(err);
+  const notARun = err instanceof CalsyncError && NOT_A_RUN.has(err.code);
+  if (finalAttempt && a.def.part !== 'piece' && !notARun) {
+    await recordFailedRun(ctx, { name: a.name, kind: job.name, jobId: job.id, startedAt: a.started, durationMs: Date.now() - a.started, error: (err as Error).message });
+  }
+  throw err;
+}
+
+/** Records a failed run in the history, and says so when that paused its source. */
+async function recordFailedRun(ctx: WorkerContext, r: { name: string; kind: string; jobId?: string; startedAt: number; durationMs: number; error: string }): Promise<void> {
+  const { paused } = await ctx.history.record({
+    id: String(r.jobId),
+    name: r.name,
+    kind: r.kind,
+    status: 'failed',
+    startedAt: new Date(r.startedAt).toISOString(),
+    durationMs: r.durationMs,
+    failures: [],
+    error: r.error,
+    jobId: r.jobId,
+  });
+  if (paused) ctx.o.log.error({ name: r.name }, `paused after ${ctx.o.config.history.pauseAfterFailures} failed runs in a row; \`calsync resume ${r.name}\` resumes it`);
+}
+
+/**
+ * A job whose worker process died under it more than maxStalledCount times is failed by BullMQ
+ * without our processor seeing it: record it in the run history like any failed run, so a
+ * scheduled source that kills its worker is paused after pauseAfterFailures, instead of taking a
+ * worker down on every tick.
+ */
+async function recordPoison(ctx: WorkerContext, job: Job): Promise<void> {
+  const def = ctx.o.jobs[job.name];
+  const parsed = def?.payload.safeParse(job.data);
+  if (!def || !parsed?.success || def.part === 'piece') return;
+  const name = def.historyName(parsed.data);
+  ctx.metrics.inc(METRIC_KEYS.jobs, { kind: job.name, outcome: 'failed' });
+  const error = `the worker running this job stopped ${ctx.o.config.worker.maxStalledCount + 1} times (out of memory, killed or blocked); the job was failed so it cannot take workers down again`;
+  try {
+    await recordFailedRun(ctx, { name, kind: job.name, jobId: job.id, startedAt: job.processedOn ?? job.timestamp, durationMs: 0, error });
+  } catch (err) {
+    ctx.o.log.error({ err: (err as Error).message, jobId: job.id }, 'could not record the stalled job in the run history');
+  }
 }
 
 function isReport(x: unknown): x is ReportJson {

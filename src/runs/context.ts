@@ -5,6 +5,8 @@ import type { Language } from '../model/languages.ts';
 import { MemoryLedger, RedisLedger, type Ledger } from '../write/ledger.ts';
 import type { ReportJson } from '../report/report.ts';
 import { MemoryState, RedisState, type StateStore } from './fetch-state.ts';
+import { CalsyncError } from '../errors/calsync-error.ts';
+import type { ErrorCode } from '../errors/codes.ts';
 
 /** Progress of a run, reported to BullMQ job progress or the CLI's progress bar. */
 export interface RunProgress {
@@ -50,11 +52,11 @@ export function stateFor(ctx: RunContext): StateStore {
 }
 
 /** Raised for a run that failed as a whole (exit code 1): the feed could not be read, the guard tripped… */
-export class RunFailedError extends Error {
-  readonly code: string;
+export class RunFailedError extends CalsyncError {
+  readonly code: ErrorCode;
   /** The run's report up to the failure, with `failure` set (what `--json` prints). */
   report?: ReportJson;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'RunFailedError';
     this.code = code;

@@ -92,27 +92,62 @@ function buildDump(store: Store, rcFor: (lang: string) => RenderCtx, lang: strin
   };
 }
 
-/** Starts a local calendar site. Logs nothing; see describeSandbox() for a printable summary. */
-export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
-  const namespace = opts.namespace ?? 'calendar/events/v1';
-  const user = opts.user ?? process.env.CALSYNC_USER ?? 'admin';
-  const password = opts.password ?? process.env.CALSYNC_PASSWORD ?? generatePassword();
-  const site: SiteConfig = {
+function siteConfigOf(opts: SandboxOptions, namespace: string): SiteConfig {
+  return {
     version: opts.version ?? '6.17.2',
     siteTimezone: opts.siteTimezone ?? 'UTC',
     defaultPerPage: opts.defaultPerPage ?? 10,
     now: opts.now ?? (() => new Date()),
     namespaces: [...new Set([namespace, TRIBE_NAMESPACE])],
   };
+}
+
+/** The site's records, loaded from and saved to `dataFile` when there is one. */
+function openStore(dataFile: string | undefined): { store: Store; persistence?: Persistence } {
   const store = new Store();
-  const persistence = opts.dataFile ? new Persistence(opts.dataFile, store) : undefined;
+  const persistence = dataFile ? new Persistence(dataFile, store) : undefined;
   persistence?.load();
   if (persistence) store.onWrite = () => persistence.changed();
-  const stats = new StatsRecorder();
-  const faults = new FaultPlan(FaultSettings.parse({
+  return { store, persistence };
+}
+
+function faultPlanOf(opts: SandboxOptions): FaultPlan {
+  return new FaultPlan(FaultSettings.parse({
     latencyMs: opts.latencyMs, latencyJitterMs: opts.latencyJitterMs, errorRate: opts.errorRate,
     throttleRate: opts.throttleRate, retryAfterSeconds: opts.retryAfterSeconds, dropRate: opts.dropRate,
   }), opts.seed ?? 1);
+}
+
+/** Open sockets, so close() can end kept-alive connections instead of waiting for them. */
+function trackSockets(server: Server): Set<Socket> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  return sockets;
+}
+
+async function listen(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** Starts a local calendar site. Logs nothing; see describeSandbox() for a printable summary. */
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  const namespace = opts.namespace ?? 'calendar/events/v1';
+  const user = opts.user ?? process.env.CALSYNC_USER ?? 'admin';
+  const password = opts.password ?? process.env.CALSYNC_PASSWORD ?? generatePassword();
+  const site = siteConfigOf(opts, namespace);
+  const { store, persistence } = openStore(opts.dataFile);
+  const stats = new StatsRecorder();
+  const faults = faultPlanOf(opts);
 
   const host = opts.host ?? '127.0.0.1';
   let origin = '';
@@ -125,19 +160,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     { keepAliveTimeout: 5_000 },
     createHandler({ store, site, stats, faults, creds: { user, password, token: opts.token }, dump }),
   );
-  const sockets = new Set<Socket>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 8787, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const sockets = trackSockets(server);
+  const port = await listen(server, opts.port ?? 8787, host);
   origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   let closing: Promise<void> | undefined;

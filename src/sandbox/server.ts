@@ -116,33 +116,54 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
     res.end('<!doctype html><title>Page not found</title><h1>Not found</h1>');
     return;
   }
-  let method = (req.method ?? 'GET').toUpperCase();
-  // WordPress's verb tunnelling for hosts that block PUT/PATCH/DELETE.
-  const override = (url.searchParams.get('_method') ?? (req.headers['x-http-method-override'] as string | undefined))?.toUpperCase();
-  if (method === 'POST' && override && (METHODS as readonly string[]).includes(override)) method = override;
+  const method = requestMethod(req, url);
+  const route = resolveRoute(deps, target);
+  deps.stats.request(method, route.key, Boolean(route.matched) && WRITE_METHODS.has(method), `${url.pathname}`, performance.now());
+  // Counted before the body is read: the arrival time is when the request came, in arrival order.
+  const raw = await readBody(req);
+  if (await injectFault(deps, req, res, method, url)) return;
 
+  const auth = authenticate(req.headers.authorization, deps.creds);
+  if (auth instanceof ApiError) throw auth;
+  if (outsideNamespace(deps, res, { method, url, origin, target, wpType: route.wpType, authed: auth })) return;
+  if (!route.matched || !route.ns) throw noRoute();
+  answerRoute(deps, req, res, { method, url, origin, target, raw, authed: auth, ns: route.ns, matched: route.matched });
+}
+
+/** The request's method, after WordPress's verb tunnelling for hosts that block PUT/PATCH/DELETE. */
+function requestMethod(req: IncomingMessage, url: URL): string {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const override = (url.searchParams.get('_method') ?? (req.headers['x-http-method-override'] as string | undefined))?.toUpperCase();
+  return method === 'POST' && override && (METHODS as readonly string[]).includes(override) ? override : method;
+}
+
+type Matched = NonNullable<ReturnType<typeof matchRoute>>;
+
+/** The namespace and route a REST path falls in, and the key it is counted under in the stats. */
+function resolveRoute(deps: ServerDeps, target: Target): { ns?: string; matched?: Matched; wpType?: ReturnType<typeof wpV2PostType>; key: string } {
   const ns = deps.site.namespaces.find((n) => target.restPath === `/${n}` || target.restPath.startsWith(`/${n}/`));
   const sub = ns ? target.restPath.slice(ns.length + 1) : undefined;
   const matched = sub === undefined ? undefined : matchRoute(sub);
   const wpType = wpV2PostType(target.restPath);
-  const routeKey = matched ? matched.route.template || '/' : target.restPath === '' ? '(site index)' : target.restPath === '/wp/v2/users/me' ? '/wp/v2/users/me' : wpType ? `/wp/v2/${wpType}` : '(no route)';
+  const key = matched ? matched.route.template || '/' : target.restPath === '' ? '(site index)' : target.restPath === '/wp/v2/users/me' ? '/wp/v2/users/me' : wpType ? `/wp/v2/${wpType}` : '(no route)';
+  return { ns, matched, wpType, key };
+}
 
-  deps.stats.request(method, routeKey, Boolean(matched) && WRITE_METHODS.has(method), `${url.pathname}`, performance.now());
-  // Counted before the body is read: the arrival time is when the request came, in arrival order.
-  const raw = await readBody(req);
+/** Applies the next configured delay and fault; true when the fault answered (or dropped) the request. */
+async function injectFault(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, method: string, url: URL): Promise<boolean> {
   const { delayMs, fault } = deps.faults.next();
   if (delayMs > 0) await sleep(delayMs);
   if (fault.kind === 'drop') {
     deps.stats.fault('drop');
     req.socket.destroy();
-    return;
+    return true;
   }
   if (fault.kind === 'throttle') {
     deps.stats.fault('throttle');
     deps.stats.throttled(method, url.pathname, performance.now() + fault.retryAfter * 1000, performance.now());
     send(res, 429, { code: 'rest_too_many_requests', message: 'Too many requests, slow down.', data: { status: 429 } },
       { 'Retry-After': String(fault.retryAfter) });
-    return;
+    return true;
   }
   if (fault.kind === 'error') {
     deps.stats.fault('error');
@@ -153,36 +174,52 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
       res.writeHead(fault.status, { 'Content-Type': 'text/html' });
       res.end(`<html><head><title>${fault.status}</title></head><body><h1>${fault.status === 502 ? 'Bad Gateway' : 'Service Unavailable'}</h1></body></html>`);
     }
-    return;
+    return true;
   }
+  return false;
+}
 
-  const auth = authenticate(req.headers.authorization, deps.creds);
-  if (auth instanceof ApiError) throw auth;
-  const authed = auth;
+interface SandboxRequest {
+  method: string;
+  url: URL;
+  origin: string;
+  target: Target;
+  authed: boolean;
+}
 
+/** The site index, `users/me` and the wp/v2 post lists; true when the request was one of those. */
+function outsideNamespace(deps: ServerDeps, res: ServerResponse, r: SandboxRequest & { wpType: ReturnType<typeof wpV2PostType> }): boolean {
+  const { method, target, authed } = r;
   if (target.restPath === '') {
-    return send(res, 200, siteIndex(target.restRoot, origin, deps.site.namespaces, deps.site.siteTimezone));
+    send(res, 200, siteIndex(target.restRoot, r.origin, deps.site.namespaces, deps.site.siteTimezone));
+    return true;
   }
   if (target.restPath === '/wp/v2/users/me' && method === 'GET') {
     if (!authed) throw new ApiError(401, 'rest_not_logged_in', 'You are not currently logged in.');
-    return send(res, 200, { id: 1, name: deps.creds.user, slug: deps.creds.user });
+    send(res, 200, { id: 1, name: deps.creds.user, slug: deps.creds.user });
+    return true;
   }
-  if (wpType && method === 'GET') {
-    const query = parsePhpQuery(url.searchParams);
+  if (r.wpType && method === 'GET') {
+    const query = parsePhpQuery(r.url.searchParams);
     const queryLang = typeof query.ml_language === 'string' && (LANGUAGES as readonly string[]).includes(query.ml_language) ? query.ml_language : 'en';
-    const reply = wpV2List(deps.store, wpType, query, authed, target.langSegment ?? queryLang);
-    return send(res, reply.status, reply.body, reply.headers);
+    const reply = wpV2List(deps.store, r.wpType, query, authed, target.langSegment ?? queryLang);
+    send(res, reply.status, reply.body, reply.headers);
+    return true;
   }
-  if (!matched || !ns) throw noRoute();
+  return false;
+}
 
+/** A request to a route of the calendar namespace: parameters merged as WordPress does, then the route's handler. */
+function answerRoute(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, r: SandboxRequest & { raw: Buffer; ns: string; matched: Matched }): void {
+  const { method, url, target, matched, authed, ns } = r;
   const query = parsePhpQuery(url.searchParams);
   delete query.rest_route;
-  const { body, jsonError } = method === 'GET' ? { body: {} } : parseBody(req, raw);
+  const { body, jsonError } = method === 'GET' ? { body: {} } : parseBody(req, r.raw);
   // Route captures win over body and query (WordPress would let the body override them).
   const params: Params = { ...query, ...body, ...matched.path };
   const queryLang = typeof params.ml_language === 'string' ? params.ml_language : undefined;
   const lang = target.langSegment ?? (queryLang && (LANGUAGES as readonly string[]).includes(queryLang) ? queryLang : 'en');
-  const rc: RenderCtx = { origin, host: url.hostname, restRoot: target.restRoot, namespace: ns, lang };
+  const rc: RenderCtx = { origin: r.origin, host: url.hostname, restRoot: target.restRoot, namespace: ns, lang };
   const ctx: Ctx = { method, params, query, path: matched.path, lang, authed, rc, site: deps.site, store: deps.store };
   const allow = allowed(matched.route, authed);
 

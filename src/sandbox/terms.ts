@@ -86,103 +86,123 @@ function duplicateSlug(slug: string): ApiError {
 }
 
 function termEndpoints(kind: TermKind): { list: Endpoint; create: Endpoint; read: Endpoint; update: Endpoint; remove: Endpoint } {
-  const byId = (ctx: Ctx): TermRecord | undefined => findTermById(ctx.store, kind.taxonomy, ctx.lang, toId(ctx.path.id));
-  const idCheck = (ctx: Ctx): ApiError | undefined => (byId(ctx) ? undefined : invalidParams(['id']));
+  return {
+    list: termListEndpoint(kind),
+    create: termCreateEndpoint(kind),
+    read: { auth: false, args: { id: { required: true, type: 'integer' } }, validate: (ctx) => termIdCheck(ctx, kind), handle: (ctx) => ({ status: 200, body: renderTerm(ctx.store, termById(ctx, kind)!, ctx.rc) }) },
+    update: termUpdateEndpoint(kind),
+    remove: termRemoveEndpoint(kind),
+  };
+}
+
+const termById = (ctx: Ctx, kind: TermKind): TermRecord | undefined => findTermById(ctx.store, kind.taxonomy, ctx.lang, toId(ctx.path.id));
+const termIdCheck = (ctx: Ctx, kind: TermKind): ApiError | undefined => (termById(ctx, kind) ? undefined : invalidParams(['id']));
+
+function termWriteArgs(kind: TermKind): Endpoint['args'] {
   const writeArgs: Endpoint['args'] = { name: { type: 'string' }, description: { type: 'string' }, slug: { type: 'string' } };
   if (kind.hierarchical) writeArgs.parent = { type: 'integer' };
+  return writeArgs;
+}
 
-  const invalidWrite = (ctx: Ctx): string[] => {
-    const p = ctx.params;
-    const bad: string[] = [];
-    if (isSet(p.name) && !isNonEmptyString(asText(p.name))) bad.push('name');
-    // Real sites: `description: ""` (or null) → 400, so a description cannot be cleared through v1.
-    if (p.description !== undefined && !isPhpNonEmptyString(p.description)) bad.push('description');
-    if (isSet(p.slug) && asText(p.slug) === undefined) bad.push('slug');
-    if (kind.hierarchical && isSet(p.parent) && p.parent !== 0 && p.parent !== '0'
-      && !findTermById(ctx.store, kind.taxonomy, ctx.lang, toId(p.parent))) bad.push('parent');
-    return bad;
-  };
+function invalidTermWrite(ctx: Ctx, kind: TermKind): string[] {
+  const p = ctx.params;
+  const bad: string[] = [];
+  if (isSet(p.name) && !isNonEmptyString(asText(p.name))) bad.push('name');
+  // Real sites: `description: ""` (or null) → 400, so a description cannot be cleared through v1.
+  if (p.description !== undefined && !isPhpNonEmptyString(p.description)) bad.push('description');
+  if (isSet(p.slug) && asText(p.slug) === undefined) bad.push('slug');
+  if (kind.hierarchical && isSet(p.parent) && p.parent !== 0 && p.parent !== '0'
+    && !findTermById(ctx.store, kind.taxonomy, ctx.lang, toId(p.parent))) bad.push('parent');
+  return bad;
+}
 
+function termListEndpoint(kind: TermKind): Endpoint {
   return {
-    list: {
-      auth: false,
-      args: {
-        page: { type: 'integer', default: 1 }, per_page: { type: 'integer' }, search: { type: 'string' }, exclude: { type: 'array' },
-        include: { type: 'array' }, order: { type: 'string' }, orderby: { type: 'string' }, hide_empty: { type: 'boolean', default: true },
-        ...(kind.hierarchical ? { parent: { type: 'integer' } } : {}), post: { type: 'integer' }, event: { type: 'integer' }, slug: { type: 'string' },
-      },
-      validate: (ctx) => {
-        const p = ctx.params;
-        const bad = invalidPaging(ctx);
-        for (const k of ['exclude', 'include']) if (isSet(p[k]) && !toList(p[k]).every((v) => toPositiveInt(v) !== undefined)) bad.push(k);
-        if (isSet(p.orderby) && !ORDERBY.includes(String(p.orderby))) bad.push('orderby');
-        if (isSet(p.hide_empty) && toBool(p.hide_empty) === undefined) bad.push('hide_empty');
-        if (kind.hierarchical && isSet(p.parent) && toPositiveInt(p.parent) === undefined) bad.push('parent');
-        for (const k of ['post', 'event']) {
-          if (!isSet(p[k])) continue;
-          const ev = ctx.store.events.get(toId(p[k]) ?? -1);
-          if (!ev || ev.lang !== ctx.lang) bad.push(k);
-        }
-        return bad.length ? invalidParams(bad) : undefined;
-      },
-      handle: (ctx) => listTerms(ctx, kind),
+    auth: false,
+    args: {
+      page: { type: 'integer', default: 1 }, per_page: { type: 'integer' }, search: { type: 'string' }, exclude: { type: 'array' },
+      include: { type: 'array' }, order: { type: 'string' }, orderby: { type: 'string' }, hide_empty: { type: 'boolean', default: true },
+      ...(kind.hierarchical ? { parent: { type: 'integer' } } : {}), post: { type: 'integer' }, event: { type: 'integer' }, slug: { type: 'string' },
     },
-    create: {
-      auth: true,
-      required: ['name'],
-      args: { ...writeArgs, name: { required: true, type: 'string' } },
-      validate: (ctx) => {
-        const bad = invalidWrite(ctx);
-        return bad.length ? invalidParams(bad) : undefined;
-      },
-      handle: (ctx) => {
-        const p = ctx.params;
-        const name = (asText(p.name) as string).trim();
-        const parent = kind.hierarchical ? toId(p.parent) ?? 0 : 0;
-        const dup = ctx.store.termsOf(kind.taxonomy, ctx.lang).find((t) => t.name.toLowerCase() === name.toLowerCase() && t.parent === parent);
-        if (dup) throw termExists(dup, kind.hierarchical);
-        const slug = asText(p.slug);
-        if (slug !== undefined && ctx.store.termsOf(kind.taxonomy, ctx.lang).some((t) => t.slug === sanitizeSlug(slug))) throw duplicateSlug(sanitizeSlug(slug));
-        const t = newTerm(ctx.store, kind.taxonomy, ctx.lang, name, slug, asText(p.description) ?? '', parent);
-        return { status: 201, body: renderTerm(ctx.store, t, ctx.rc) };
-      },
+    validate: (ctx) => {
+      const p = ctx.params;
+      const bad = invalidPaging(ctx);
+      for (const k of ['exclude', 'include']) if (isSet(p[k]) && !toList(p[k]).every((v) => toPositiveInt(v) !== undefined)) bad.push(k);
+      if (isSet(p.orderby) && !ORDERBY.includes(String(p.orderby))) bad.push('orderby');
+      if (isSet(p.hide_empty) && toBool(p.hide_empty) === undefined) bad.push('hide_empty');
+      if (kind.hierarchical && isSet(p.parent) && toPositiveInt(p.parent) === undefined) bad.push('parent');
+      for (const k of ['post', 'event']) {
+        if (!isSet(p[k])) continue;
+        const ev = ctx.store.events.get(toId(p[k]) ?? -1);
+        if (!ev || ev.lang !== ctx.lang) bad.push(k);
+      }
+      return bad.length ? invalidParams(bad) : undefined;
     },
-    read: { auth: false, args: { id: { required: true, type: 'integer' } }, validate: idCheck, handle: (ctx) => ({ status: 200, body: renderTerm(ctx.store, byId(ctx)!, ctx.rc) }) },
-    update: {
-      auth: true,
-      args: { id: { required: true, type: 'integer' }, ...writeArgs },
-      validate: (ctx) => {
-        const bad = [...(byId(ctx) ? [] : ['id']), ...invalidWrite(ctx)];
-        return bad.length ? invalidParams(bad) : undefined;
-      },
-      handle: (ctx) => {
-        const t = byId(ctx)!;
-        const p = ctx.params;
-        const slug = asText(p.slug);
-        if (slug !== undefined && ctx.store.termsOf(kind.taxonomy, ctx.lang).some((x) => x.id !== t.id && x.slug === sanitizeSlug(slug))) {
-          throw duplicateSlug(sanitizeSlug(slug));
-        }
-        ctx.store.changeTerm(t, (term) => {
-          const name = asText(p.name);
-          if (name) term.name = name.trim();
-          const description = asText(p.description);
-          if (description !== undefined) term.description = description;
-          if (slug !== undefined) term.slug = sanitizeSlug(slug) || term.slug;
-          if (kind.hierarchical && isSet(p.parent)) term.parent = toId(p.parent) ?? 0;
-        });
-        return { status: 200, body: renderTerm(ctx.store, t, ctx.rc) };
-      },
+    handle: (ctx) => listTerms(ctx, kind),
+  };
+}
+
+function termCreateEndpoint(kind: TermKind): Endpoint {
+  return {
+    auth: true,
+    required: ['name'],
+    args: { ...termWriteArgs(kind), name: { required: true, type: 'string' } },
+    validate: (ctx) => {
+      const bad = invalidTermWrite(ctx, kind);
+      return bad.length ? invalidParams(bad) : undefined;
     },
-    remove: {
-      auth: true,
-      args: { id: { required: true, type: 'integer' } },
-      validate: idCheck,
-      handle: (ctx) => {
-        const t = byId(ctx)!;
-        const body = renderTerm(ctx.store, t, ctx.rc);
-        ctx.store.deleteTerm(t);
-        return { status: 200, body };
-      },
+    handle: (ctx) => {
+      const p = ctx.params;
+      const name = (asText(p.name) as string).trim();
+      const parent = kind.hierarchical ? toId(p.parent) ?? 0 : 0;
+      const dup = ctx.store.termsOf(kind.taxonomy, ctx.lang).find((t) => t.name.toLowerCase() === name.toLowerCase() && t.parent === parent);
+      if (dup) throw termExists(dup, kind.hierarchical);
+      const slug = asText(p.slug);
+      if (slug !== undefined && ctx.store.termsOf(kind.taxonomy, ctx.lang).some((t) => t.slug === sanitizeSlug(slug))) throw duplicateSlug(sanitizeSlug(slug));
+      const t = newTerm(ctx.store, kind.taxonomy, ctx.lang, name, slug, asText(p.description) ?? '', parent);
+      return { status: 201, body: renderTerm(ctx.store, t, ctx.rc) };
+    },
+  };
+}
+
+function termUpdateEndpoint(kind: TermKind): Endpoint {
+  return {
+    auth: true,
+    args: { id: { required: true, type: 'integer' }, ...termWriteArgs(kind) },
+    validate: (ctx) => {
+      const bad = [...(termById(ctx, kind) ? [] : ['id']), ...invalidTermWrite(ctx, kind)];
+      return bad.length ? invalidParams(bad) : undefined;
+    },
+    handle: (ctx) => {
+      const t = termById(ctx, kind)!;
+      const p = ctx.params;
+      const slug = asText(p.slug);
+      if (slug !== undefined && ctx.store.termsOf(kind.taxonomy, ctx.lang).some((x) => x.id !== t.id && x.slug === sanitizeSlug(slug))) {
+        throw duplicateSlug(sanitizeSlug(slug));
+      }
+      ctx.store.changeTerm(t, (term) => {
+        const name = asText(p.name);
+        if (name) term.name = name.trim();
+        const description = asText(p.description);
+        if (description !== undefined) term.description = description;
+        if (slug !== undefined) term.slug = sanitizeSlug(slug) || term.slug;
+        if (kind.hierarchical && isSet(p.parent)) term.parent = toId(p.parent) ?? 0;
+      });
+      return { status: 200, body: renderTerm(ctx.store, t, ctx.rc) };
+    },
+  };
+}
+
+function termRemoveEndpoint(kind: TermKind): Endpoint {
+  return {
+    auth: true,
+    args: { id: { required: true, type: 'integer' } },
+    validate: (ctx) => termIdCheck(ctx, kind),
+    handle: (ctx) => {
+      const t = termById(ctx, kind)!;
+      const body = renderTerm(ctx.store, t, ctx.rc);
+      ctx.store.deleteTerm(t);
+      return { status: 200, body };
     },
   };
 }

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { CalsyncError } from '../errors/calsync-error.ts';
 
 /**
  * Who may reach `calsync serve` and what they may do there. The dashboard can add, retry and
@@ -12,14 +13,23 @@ import type { NextFunction, Request, Response } from 'express';
  *   (browsers attach cached basic-auth credentials to cross-site form posts).
  */
 
-export class UnsafeBindError extends Error {
-  readonly code = 'calsync:serve-unsafe-bind';
+export class UnsafeBindError extends CalsyncError {
+  readonly code = 'serve-unsafe-bind';
   constructor(host: string) {
     super(
       `refusing to serve the dashboard on ${host} without a password: anyone who reaches it could add jobs that run with your sites' credentials. ` +
         'Set serve.basicAuth in the config (user + passwordEnv), or listen on 127.0.0.1.',
     );
     this.name = 'UnsafeBindError';
+  }
+}
+
+/** serve.basicAuth names a password variable that is not set. */
+export class ServePasswordMissingError extends CalsyncError {
+  override name = 'ServePasswordMissingError';
+  readonly code = 'missing-secret';
+  constructor(variable: string) {
+    super(`serve.basicAuth needs its password in ${variable}`);
   }
 }
 

@@ -40,14 +40,22 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   checkBind(o.host, o.basicAuth !== undefined);
   const prefix = o.prefix ?? 'calsync';
   const queues = openQueues(o.redisUrl, prefix);
-  const recorder = new MetricsRecorder(o.redis, prefix);
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'calsync_serve_' });
-  const feedCounters = new Map<string, number>();
   const app = express();
   app.disable('x-powered-by');
   app.use(hostCheck(o.publicUrl));
+  const feedCounters = mountFeeds(app, o);
+  mountMetrics(app, queues, feedCounters, new MetricsRecorder(o.redis, prefix));
+  mountHealth(app, o, queues);
+  mountDashboard(app, o, queues);
+  mountIndexAndErrors(app, o.log);
+  return listen(app, o, queues);
+}
 
+type Queues = ReturnType<typeof openQueues>;
+
+/** The ICS feeds; returns the per-feed request counters they fill (this process' own). */
+function mountFeeds(app: express.Express, o: ServeOptions): Map<string, number> {
+  const feedCounters = new Map<string, number>();
   const feeds = createFeedHandler({
     dir: o.feedsDir,
     publicUrl: o.publicUrl,
@@ -63,13 +71,21 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       next(err);
     }
   });
+  return feedCounters;
+}
 
+/** Prometheus: the workers' shared counters from Redis, the queues, the feeds, and this process' defaults. */
+function mountMetrics(app: express.Express, queues: Queues, feedCounters: Map<string, number>, recorder: MetricsRecorder): void {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'calsync_serve_' });
   app.get('/metrics', async (_req, res) => {
     const own = await registry.metrics();
     const shared = await renderMetrics(recorder, Object.values(queues), feedCounters);
     res.type('text/plain; version=0.0.4').send(`${shared}${own}`);
   });
+}
 
+function mountHealth(app: express.Express, o: ServeOptions, queues: Queues): void {
   app.get('/healthz', async (_req, res) => {
     let redisOk = false;
     let workers = 0;
@@ -81,7 +97,9 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     }
     res.status(redisOk ? 200 : 503).json({ status: redisOk ? 'ok' : 'redis unreachable', redis: redisOk, workers });
   });
+}
 
+function mountDashboard(app: express.Express, o: ServeOptions, queues: Queues): void {
   const board = new ExpressAdapter();
   board.setBasePath('/admin/queues');
   // Managing jobs (add, retry, pause, remove) needs the password; without one the board only shows.
@@ -89,7 +107,9 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   createBullBoard({ queues: (Object.keys(queues) as QueueName[]).map((q) => new BullMQAdapter(queues[q], { readOnlyMode })), serverAdapter: board });
   app.use('/admin/queues', o.basicAuth ? basicAuth(o.basicAuth) : readOnly(), sameOriginWrites());
   app.use('/admin/queues', board.getRouter());
+}
 
+function mountIndexAndErrors(app: express.Express, log: Logger): void {
   app.get('/', (_req, res) => {
     res.type('text/html').send(`<!doctype html><meta charset="utf-8"><title>calsync</title><h1>calsync</h1><ul><li><a href="/feeds/">feeds</a></li><li><a href="/admin/queues">queues dashboard</a></li><li><a href="/metrics">metrics</a></li><li><a href="/healthz">health</a></li></ul>`);
   });
@@ -97,10 +117,12 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     res.status(404).type('text/plain').send('not found\n');
   });
   app.use((err: Error, _req: Request, res: Response, _next: NextFunction) => {
-    o.log.error({ err: err.message }, 'serve error');
+    log.error({ err: err.message }, 'serve error');
     res.status(500).type('text/plain').send('internal error\n');
   });
+}
 
+async function listen(app: express.Express, o: ServeOptions, queues: Queues): Promise<RunningServer> {
   const server = http.createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -5,6 +5,7 @@ import { mapConcurrent } from '../util/pool.ts';
 import type { Ledger } from './ledger.ts';
 import { recordToBody } from './record-body.ts';
 import type { RunReport } from '../report/report.ts';
+import { CalsyncError } from '../errors/calsync-error.ts';
 
 export type RetirePolicy = 'keep' | 'draft' | 'trash' | 'delete';
 
@@ -28,8 +29,8 @@ export interface RetireOptions {
 }
 
 /** Raised (and reported) when a run would retire more than the guard allows. */
-export class MassRetireRefusedError extends Error {
-  readonly code = 'calsync:mass-retire-refused';
+export class MassRetireRefusedError extends CalsyncError {
+  readonly code = 'mass-retire-refused';
   readonly candidates: number;
   readonly total: number;
   constructor(candidates: number, total: number, maxShare: number) {

@@ -101,7 +101,7 @@ describe('the dashboard trusts only the password holder (issue 14 part 1)', () =
 
   it('regression: serve listened on 0.0.0.0 with no basic auth; a non-loopback bind without a password is refused', async () => {
     prefix = testPrefix();
-    await expect(startServer({ redis, redisUrl: redisUrl(), prefix, port: 0, host: '0.0.0.0', feedsDir: feeds, log })).rejects.toMatchObject({ code: 'calsync:serve-unsafe-bind' });
+    await expect(startServer({ redis, redisUrl: redisUrl(), prefix, port: 0, host: '0.0.0.0', feedsDir: feeds, log })).rejects.toMatchObject({ code: 'serve-unsafe-bind' });
     const s = await startServer({ redis, redisUrl: redisUrl(), prefix, port: 0, host: '0.0.0.0', feedsDir: feeds, log, basicAuth: { user: 'ops', password: 'pw-123' } });
     await s.close();
   });

@@ -1,8 +1,11 @@
+import { CalsyncError } from '../../errors/calsync-error.ts';
+import type { PreflightCode } from '../../errors/codes.ts';
+
 /** Why a site was refused before any item was read; each names what the user has to fix. */
-export type PreflightProblem = 'unreachable' | 'not-a-rest-root' | 'namespace-missing' | 'credentials-rejected' | 'no-credentials' | 'not-allowed';
+export type PreflightProblem = PreflightCode extends `preflight-${infer P}` ? P : never;
 
 /** The preflight check of a site failed (exit 1): the message is the one line a user acts on. */
-export class PreflightError extends Error {
+export class PreflightError extends CalsyncError {
   override name = 'PreflightError';
   readonly code: `preflight-${PreflightProblem}`;
   readonly problem: PreflightProblem;

@@ -1,3 +1,5 @@
+import { CalsyncError } from '../../errors/calsync-error.ts';
+
 /** The parts of a zod issue reported; zod's own issues fit. */
 export interface ValidationIssue {
   path: PropertyKey[];
@@ -9,8 +11,9 @@ export interface ValidationIssue {
  * A body, query or identifier was refused before anything was sent: an unknown field (likely a
  * typo that would reset a field on the site), an offset date, end before start, a slug with a slash.
  */
-export class RequestValidationError extends Error {
+export class RequestValidationError extends CalsyncError {
   override name = 'RequestValidationError';
+  readonly code = 'request-invalid';
   readonly method: string;
   readonly route: string;
   readonly issues: ValidationIssue[];

@@ -1,10 +1,13 @@
+import { CalsyncError } from '../../errors/calsync-error.ts';
+
 /**
  * The site answered 2xx but the body is not what the interface returns (not JSON, or a record
  * without an id): usually a wrong `restRoot`/`namespace` (an HTML page, a proxy's error page) or
  * a plugin that rewrites responses.
  */
-export class ResponseFormatError extends Error {
+export class ResponseFormatError extends CalsyncError {
   override name = 'ResponseFormatError';
+  readonly code = 'response-format';
   readonly method: string;
   readonly route: string;
   readonly url: string;

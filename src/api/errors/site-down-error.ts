@@ -1,9 +1,11 @@
+import { CalsyncError } from '../../errors/calsync-error.ts';
+
 /**
  * The circuit breaker opened: the site failed this many requests in a row (network errors, 5xx,
  * timeouts, rejected credentials), so the client sends nothing more. A run that meets it ends as
  * a whole (exit 1) instead of spending a retry budget on every remaining item.
  */
-export class SiteDownError extends Error {
+export class SiteDownError extends CalsyncError {
   override name = 'SiteDownError';
   readonly code = 'site-down';
   readonly failures: number;

@@ -1,11 +1,14 @@
+import { CalsyncError } from '../../errors/calsync-error.ts';
+
 /**
  * A create came back with another slug than the one sent: WordPress made it unique (`-2`) because
  * the slug is taken (a concurrent writer, or a record this client cannot see), or the site ignores
  * `slug` on this resource. The record was created; it is attached so the caller can adopt,
  * rename or delete it.
  */
-export class SlugMismatchError extends Error {
+export class SlugMismatchError extends CalsyncError {
   override name = 'SlugMismatchError';
+  readonly code = 'slug-mismatch';
   readonly expected: string;
   readonly actual: string;
   readonly record: unknown;

@@ -16,6 +16,7 @@ import { createLogger } from '../../util/log.ts';
 import { intOption } from '../options.ts';
 import { assertPortFree, portError } from '../ports.ts';
 import type { GlobalOptions } from '../runtime.ts';
+import { CalsyncError } from '../../errors/calsync-error.ts';
 
 const DEMO_CONFIG = fileURLToPath(new URL('../../../demo/calsync.config.json', import.meta.url));
 
@@ -86,8 +87,8 @@ class StopSignal {
 }
 
 /** Stopped by a signal before it was ready: everything started so far was stopped again. */
-export class DemoStoppedError extends Error {
-  readonly code = 'calsync:demo-stopped';
+export class DemoStoppedError extends CalsyncError {
+  readonly code = 'demo-stopped';
   constructor() {
     super('stopped before the demo was ready (everything it had started is stopped)');
     this.name = 'DemoStoppedError';

@@ -4,6 +4,7 @@ import { startServer } from '../../serve/server.ts';
 import { createLogger } from '../../util/log.ts';
 import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
 import { intOption } from '../options.ts';
+import { ServePasswordMissingError } from '../../serve/guard.ts';
 
 export function registerServe(program: Command, globals: () => GlobalOptions, setExit: (code: number) => void): void {
   program
@@ -20,7 +21,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions, se
       const r = await inlineRedis(g, config, log, { required: true });
       const auth = config.serve.basicAuth;
       const password = auth ? process.env[auth.passwordEnv] : undefined;
-      if (auth && !password) throw new Error(`serve.basicAuth needs its password in ${auth.passwordEnv}`);
+      if (auth && !password) throw new ServePasswordMissingError(auth.passwordEnv);
       const server = await startServer({
         redis: r.redis!,
         redisUrl: r.url!,

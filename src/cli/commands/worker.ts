@@ -12,6 +12,7 @@ import { terminalSafe } from '../../util/terminal.ts';
 import { ProgressLine } from '../progress.ts';
 import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
 import { splitList } from '../options.ts';
+import { OptionsError } from '../validate.ts';
 
 export function registerWorker(program: Command, globals: () => GlobalOptions, setExit: (code: number) => void): void {
   program
@@ -65,13 +66,13 @@ export function registerWorker(program: Command, globals: () => GlobalOptions, s
       const log = createLogger({ level: g.logLevel });
       const config = loadCliConfig(g);
       const def = JOBS[kind];
-      if (!def) throw new Error(`unknown job kind "${kind}" (known: ${Object.keys(JOBS).join(', ')})`);
+      if (!def) throw new OptionsError([`unknown job kind "${kind}" (known: ${Object.keys(JOBS).join(', ')})`]);
       const data: Record<string, unknown> = o.name
         ? kind.startsWith('import') ? { source: o.name } : kind === 'export-ics' ? { export: o.name } : { sync: o.name }
         : { location, site: o.site, lang: o.lang, ...(o.window ? { window: o.window } : {}) };
       // The same schema the worker applies (jobs/payload.ts): refused here with the reason, not after queueing.
       const checked = def.payload.safeParse(data);
-      if (!checked.success) throw new Error(`cannot enqueue ${kind}: ${checked.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`);
+      if (!checked.success) throw new OptionsError([`cannot enqueue ${kind}: ${checked.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`]);
       const payload = checked.data;
       const r = await inlineRedis(g, config, log, { required: true });
       const queues = openQueues(r.url as string, g.prefix);

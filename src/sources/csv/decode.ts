@@ -1,5 +1,6 @@
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
+import { CalsyncError } from '../../errors/calsync-error.ts';
 
 /**
  * Bytes → text, BEFORE papaparse: papaparse's NODE_STREAM_INPUT mode decodes each Buffer on its
@@ -26,7 +27,8 @@ export interface EncodingGuess {
   how: 'bom' | 'option' | 'utf16-heuristic' | 'utf8' | 'ascii' | 'chardet' | 'fallback';
 }
 
-export class UnknownEncoding extends Error {
+export class UnknownEncoding extends CalsyncError {
+  readonly code = 'csv-encoding-unknown';
   readonly encoding: string;
   constructor(encoding: string) {
     super(`unknown encoding "${encoding}"`);

@@ -1,6 +1,7 @@
 import { Readable, pipeline, type Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { BodyTooLarge } from './errors.ts';
+import { CalsyncError } from '../../errors/calsync-error.ts';
 
 /**
  * Reading a body into memory under a byte cap, decompressing it ourselves.
@@ -19,7 +20,8 @@ type Decoder = (source: Chunks) => Chunks;
 const MAX_ENCODINGS = 3;
 
 /** Thrown for a Content-Encoding we do not decode; the caller maps it to a `network` error. */
-export class UnsupportedEncoding extends Error {
+export class UnsupportedEncoding extends CalsyncError {
+  readonly code = 'encoding-unsupported';
   readonly encoding: string;
   constructor(encoding: string) {
     super(`unsupported content-encoding "${encoding}"`);

@@ -1,23 +1,8 @@
-/**
- * Why a fetch failed, as a stable code a caller can branch on (retry, give up, tell the user).
- * - `blocked-address`: the URL, a redirect or a DNS answer points at a non-public address.
- * - `too-large`: the body (after decompression) is over the byte cap.
- * - `timeout`: connect, headers, body inactivity or the total deadline ran out.
- * - `too-many-redirects`, `http-status` (non-2xx/304), `bad-url`, `unsupported-scheme`.
- * - `network`: DNS failure, refused or dropped connection, TLS, corrupt compressed body.
- * - `file-not-allowed`: a local path without `allowFiles`; `file-error`: the file could not be read.
- */
-export type FetchErrorCode =
-  | 'blocked-address'
-  | 'too-large'
-  | 'timeout'
-  | 'too-many-redirects'
-  | 'http-status'
-  | 'bad-url'
-  | 'unsupported-scheme'
-  | 'network'
-  | 'file-not-allowed'
-  | 'file-error';
+import { CalsyncError } from '../../errors/calsync-error.ts';
+import type { FetchErrorCode } from '../../errors/codes.ts';
+
+/** Why a fetch failed, as a stable code a caller can branch on (retry, give up, tell the user); see the registry. */
+export type { FetchErrorCode } from '../../errors/codes.ts';
 
 export interface FetchErrorOptions {
   status?: number;
@@ -30,7 +15,7 @@ export interface FetchErrorOptions {
  * A failed fetch. `url` never carries userinfo (it is redacted before any error is built), and
  * the message says what to do about it, because it ends up in import reports users read.
  */
-export class FetchError extends Error {
+export class FetchError extends CalsyncError {
   readonly code: FetchErrorCode;
   readonly url: string;
   readonly status?: number;
@@ -59,7 +44,8 @@ export class FetchError extends Error {
  * Raised inside the connector (which knows only the host, not the URL) when the guard refuses an
  * address; the HTTP layer turns it into a FetchError that names the full URL.
  */
-export class AddressBlocked extends Error {
+export class AddressBlocked extends CalsyncError {
+  readonly code = 'blocked-address';
   readonly host: string;
   readonly address: string;
   readonly reason: string;
@@ -74,7 +60,8 @@ export class AddressBlocked extends Error {
 }
 
 /** Raised by the body readers when the cap is crossed; mapped to `too-large` with the URL. */
-export class BodyTooLarge extends Error {
+export class BodyTooLarge extends CalsyncError {
+  readonly code = 'too-large';
   readonly limit: number;
   /** `decoded` when the cap was crossed only after decompression. */
   readonly stage: 'wire' | 'decoded';

@@ -1,21 +1,14 @@
+import { CalsyncError } from '../../errors/calsync-error.ts';
+import type { IcsErrorCode } from '../../errors/codes.ts';
+
 /**
  * Whole-file refusals of an ICS feed. Per-event problems never throw (they become failure items);
  * these end the file because going on would import nothing useful or cost the worker its memory.
  * Match on `code`, never on the message.
  */
-export type IcsErrorCode =
-  /** The bytes are not an iCalendar file at all (empty, HTML, binary, no BEGIN:VCALENDAR). */
-  | 'ics-not-a-calendar'
-  /** The file produces more occurrences/drafts (or VEVENTs) than the per-file cap. */
-  | 'ics-too-many-occurrences'
-  /** Parsing needed more memory than the parser's heap limit. */
-  | 'ics-memory-limit'
-  /** Parsing took longer than its time limit. */
-  | 'ics-time-limit'
-  /** The isolated parser died for another reason (its message is kept). */
-  | 'ics-parser-crashed';
+export type { IcsErrorCode } from '../../errors/codes.ts';
 
-export class IcsError extends Error {
+export class IcsError extends CalsyncError {
   override name = 'IcsError';
   readonly code: IcsErrorCode;
   /** File name or URL the error is about. */
