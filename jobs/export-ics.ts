@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { resolveDateSpec } from '../src/config/dates.ts';
 import type { CalsyncConfig, ExportConfig } from '../src/config/schema.ts';
 import { resolveSite } from '../src/config/sites.ts';
-import { runIcsExport, type ExportParams, type ExportResult } from '../src/export/index.ts';
+import { runIcsExport, type ExportParams, type ExportResult } from '../src/runs/export-ics.ts';
+import { runContext } from '../src/runs/context.ts';
 import { defineJob } from '../src/queue/job-definition.ts';
 
 export const ExportIcsPayload = z.strictObject({ export: z.string().min(1) });
@@ -32,11 +33,6 @@ export const exportIcsJob = defineJob({
     const e = deps.config.exports.find((x) => x.name === payload.export);
     if (!e) throw new Error(`no export named "${payload.export}" in the config`);
     const params = exportParams(e, deps.config);
-    return runIcsExport(params, {
-      signal,
-      onProgress: (p) => void job.updateProgress(p),
-      limiter: deps.limiterFor(params.siteKey),
-      onRequest: (info) => deps.onRequest(params.siteKey, info),
-    });
+    return runIcsExport(params, runContext(deps, { runId: job.id, signal, logFields: { jobId: job.id, export: e.name }, onProgress: (p) => job.updateProgress(p) }));
   },
 });

@@ -11,6 +11,7 @@ import { shortRowsWarning } from '../src/sources/csv/index.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
 import { chunks, csvOpener, inspect, prepareCsv, processChunk, type CsvChunk, type CsvImportParams, type RejectRow } from '../src/runs/import-csv.ts';
 import { RunReport, type ReportJson } from '../src/report/report.ts';
+import { runContext } from '../src/runs/context.ts';
 import { assembleRejects, capFailures, omittedWarning, spoolChunkRejects } from './csv-rejects.ts';
 import { ConfiguredSiteName, QueueLocation } from './payload.ts';
 
@@ -111,7 +112,7 @@ export const importCsvJob = defineJob({
   async process(job, payload, deps) {
     const o = resolveCsvPayload(payload, deps.config);
     // Preflight and the site's zone for rows without one, before any row is read (src/runs/import-csv.ts).
-    const { params } = await prepareCsv(csvParams(o, deps.config, { allowFiles: o.configured }), {});
+    const { params } = await prepareCsv(csvParams(o, deps.config, { allowFiles: o.configured }), runContext(deps, { logFields: { jobId: job.id } }));
     const runId = `csv-${String(job.id).replace(/[^A-Za-z0-9_-]/g, '-')}`;
     const open = await csvOpener(params);
     const inspection = await inspect(params, open);
@@ -157,7 +158,7 @@ export const importCsvChunkJob = defineJob({
     const raw = await deps.redis.get(chunkKey(deps, p.runId, p.chunk));
     if (!raw) throw new Error(`chunk ${p.chunk} of run ${p.runId} is no longer in Redis (expired or deleted); re-enqueue the import`);
     const chunk = JSON.parse(raw) as CsvChunk;
-    const r = await processChunk(params, chunk, { redis: deps.redis, prefix: deps.prefix, log: deps.log.child({ jobId: job.id }), signal, runId: p.runId, limiterFor: deps.limiterFor });
+    const r = await processChunk(params, chunk, runContext(deps, { runId: p.runId, signal, logFields: { jobId: job.id } }));
     // The raw rejected rows go to disk, not into this job's return value in Redis.
     await spoolChunkRejects(deps.config.dataDir, p.runId, p.chunk, r.rejects);
     return { ...capFailures(r.report), rejects: r.rejects.length };

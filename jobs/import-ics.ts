@@ -10,6 +10,7 @@ import { withRunLock } from '../src/queue/run-lock.ts';
 import { ConfiguredSiteName, QueueLocation } from './payload.ts';
 import { runIcsImport, type IcsImportParams } from '../src/runs/import-ics.ts';
 import type { ReportJson } from '../src/report/report.ts';
+import { runContext } from '../src/runs/context.ts';
 
 /** Ad-hoc import options: the same as the CLI flags (never credentials). */
 export const IcsImportOptions = z.object({
@@ -114,14 +115,11 @@ export const importIcsJob = defineJob({
     const configured = !('location' in payload);
     const params = icsParams(opts, deps.config, { allowFiles: configured });
     const key = `${deps.prefix}:lock:import:${params.site.key}:${params.lang}:${params.sourceKey}`;
-    return withRunLock(deps.redis, key, String(job.id), `source "${params.sourceKey}"`, () => runIcsImport(params, {
-      redis: deps.redis,
-      prefix: deps.prefix,
-      log: deps.log.child({ jobId: job.id, source: opts.source, site: opts.site }),
-      signal,
+    return withRunLock(deps.redis, key, String(job.id), `source "${params.sourceKey}"`, () => runIcsImport(params, runContext(deps, {
       runId: job.id,
-      limiterFor: deps.limiterFor, onRequest: deps.onRequest,
+      signal,
+      logFields: { jobId: job.id, source: opts.source, site: opts.site },
       onProgress: (p) => job.updateProgress(p),
-    }));
+    })));
   },
 });

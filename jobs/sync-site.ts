@@ -7,7 +7,7 @@ import { Language, LANGUAGES } from '../src/model/languages.ts';
 import { bullConnection } from '../src/queue/connection.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
 import { acquireRunLock, keepRunLock, releaseRunLock, renewRunLock } from '../src/queue/run-lock.ts';
-import { RunFailedError } from '../src/runs/context.ts';
+import { RunFailedError, runContext } from '../src/runs/context.ts';
 import { ConfiguredSiteName } from './payload.ts';
 import { SiteSync, syncReport, type SyncPage, type SyncParams, type SyncPlan } from '../src/runs/sync-site.ts';
 import { RunReport, type ReportJson } from '../src/report/report.ts';
@@ -112,15 +112,7 @@ function paramsOf(ref: RunRef & { lang: Language }, config: CalsyncConfig): Sync
   return { ...p, window: { from: new Date(ref.window.from), to: new Date(ref.window.to) } };
 }
 
-const ctxOf = (deps: JobDeps, job: Job, runId: string, extra: Record<string, unknown>, signal?: AbortSignal) => ({
-  redis: deps.redis,
-  prefix: deps.prefix,
-  log: deps.log.child({ jobId: job.id, ...extra }),
-  signal,
-  runId,
-  limiterFor: deps.limiterFor,
-  onRequest: deps.onRequest,
-});
+const ctxOf = (deps: JobDeps, job: Job, runId: string, extra: Record<string, unknown>, signal?: AbortSignal) => runContext(deps, { runId, signal, logFields: { jobId: job.id, ...extra } });
 
 /** Runs `fn` holding (and renewing) the run's lock; a run whose lock was lost keeps going (its writes are idempotent). */
 async function underLock<T>(deps: JobDeps, ref: RunRef, fn: () => Promise<T>): Promise<T> {
