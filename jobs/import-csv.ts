@@ -2,16 +2,14 @@ import path from 'node:path';
 import { FlowProducer } from 'bullmq';
 import { z } from 'zod';
 import type { CalsyncConfig } from '../src/config/schema.ts';
-import { resolveSite } from '../src/config/sites.ts';
-import { Language } from '../src/model/languages.ts';
-import { ZoneName } from '../src/model/zone-option.ts';
 import { sourceKeyFrom } from '../src/model/identity.ts';
 import { bullConnection } from '../src/queue/connection.ts';
 import { shortRowsWarning } from '../src/sources/csv/index.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
-import { chunks, csvOpener, inspect, prepareCsv, processChunk, type CsvChunk, type CsvImportParams, type RejectRow } from '../src/runs/import-csv.ts';
+import { chunks, csvOpener, inspect, prepareCsv, processChunk, type CsvChunk, type RejectRow } from '../src/runs/import-csv.ts';
 import { RunReport, type ReportJson } from '../src/report/report.ts';
 import { runContext } from '../src/runs/context.ts';
+import { CsvImportOptions, csvOptionsFromSource, csvParams } from '../src/runs/options/import-csv.ts';
 import { assembleRejects, capFailures, omittedWarning, spoolChunkRejects } from './csv-rejects.ts';
 import { ConfiguredSiteName, QueueLocation } from './payload.ts';
 
@@ -22,73 +20,18 @@ interface QueuedChunkResult {
   rejects: number;
 }
 
-export const CsvImportOptions = z.object({
-  location: z.string().min(1),
-  site: z.string().min(1),
-  kind: z.enum(['events', 'venues', 'organizers']).default('events'),
-  namespace: z.string().optional(),
-  source: z.string().optional(),
-  lang: Language.default('en'),
-  map: z.record(z.string(), z.string()).optional(),
-  key: z.string().optional(),
-  dateFormat: z.string().optional(),
-  encoding: z.string().default('auto'),
-  delimiter: z.enum(['auto', ',', ';', '\t', '|']).default('auto'),
-  /** Zone for floating times; absent: the target site's own zone. */
-  defaultTimezone: ZoneName.optional(),
-  status: z.enum(['publish', 'draft']).default('publish'),
-  createTerms: z.boolean().default(true),
-  adoptLinked: z.enum(['link', 'overwrite']).default('link'),
-  dryRun: z.boolean().default(false),
-  chunkSize: z.number().int().min(1).max(10_000).default(500),
-  rejects: z.string().optional(),
-  allow: z.array(z.string()).default([]),
-});
-export type CsvImportOptions = z.infer<typeof CsvImportOptions>;
-
 /** Ad-hoc options as a queue may carry them (jobs/payload.ts): no allow list, no rejects path, a configured site. */
 export const QueuedCsvImport = CsvImportOptions.omit({ allow: true, rejects: true }).extend({ location: QueueLocation, site: ConfiguredSiteName }).strict();
 
 export const ImportCsvPayload = z.union([z.strictObject({ source: z.string().min(1), dryRun: z.boolean().optional() }), QueuedCsvImport]);
 export type ImportCsvPayload = z.infer<typeof ImportCsvPayload>;
 
-export function csvParams(o: CsvImportOptions, config?: CalsyncConfig, extra: Partial<CsvImportParams> = {}): CsvImportParams {
-  return {
-    location: o.location,
-    site: resolveSite(o.site, config, { namespace: o.namespace }),
-    kind: o.kind,
-    sourceKey: o.source ?? sourceKeyFrom(o.location),
-    lang: o.lang,
-    mapping: o.map,
-    key: o.key,
-    dateFormat: o.dateFormat,
-    encoding: o.encoding,
-    delimiter: o.delimiter,
-    defaultTimezone: o.defaultTimezone,
-    status: o.status,
-    createTerms: o.createTerms,
-    adoptLinked: o.adoptLinked,
-    dryRun: o.dryRun,
-    chunkSize: o.chunkSize,
-    rejectsPath: o.rejects,
-    allow: o.allow,
-    ...extra,
-  };
-}
-
 export function resolveCsvPayload(payload: ImportCsvPayload, config: CalsyncConfig): CsvImportOptions & { configured: boolean } {
   // Only config sources' allow lists exempt a feed from the SSRF guard.
   if ('location' in payload) return { ...payload, allow: [], configured: false };
   const s = config.sources.find((x) => x.name === payload.source);
   if (!s || s.kind !== 'csv') throw new Error(`no CSV source named "${payload.source}" in the config`);
-  return {
-    ...CsvImportOptions.parse({
-      location: s.url, site: s.site, kind: s.csvKind, source: s.name, lang: s.language, map: s.map, key: s.key, dateFormat: s.dateFormat,
-      encoding: s.encoding, delimiter: s.delimiter, defaultTimezone: s.defaultTimezone, status: s.status, createTerms: s.createTerms, adoptLinked: s.adoptLinked,
-      chunkSize: s.chunkSize, allow: s.allow, dryRun: payload.dryRun ?? false,
-    }),
-    configured: true,
-  };
+  return { ...csvOptionsFromSource(s), dryRun: payload.dryRun ?? false, configured: true };
 }
 
 const chunkKey = (deps: JobDeps, runId: string, i: number) => `${deps.prefix}:csv:${runId}:chunk:${i}`;

@@ -1,33 +1,15 @@
 import { FlowProducer, UnrecoverableError, type Job } from 'bullmq';
 import { z } from 'zod';
-import { parseWindow, resolveDateSpec } from '../src/config/dates.ts';
 import type { CalsyncConfig } from '../src/config/schema.ts';
-import { resolveSite } from '../src/config/sites.ts';
-import { Language, LANGUAGES } from '../src/model/languages.ts';
+import { Language } from '../src/model/languages.ts';
 import { bullConnection } from '../src/queue/connection.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
 import { acquireRunLock, keepRunLock, releaseRunLock, renewRunLock } from '../src/queue/run-lock.ts';
 import { RunFailedError, runContext } from '../src/runs/context.ts';
 import { ConfiguredSiteName } from './payload.ts';
-import { SiteSync, syncReport, type SyncPage, type SyncParams, type SyncPlan } from '../src/runs/sync-site.ts';
-import { RunReport, type ReportJson } from '../src/report/report.ts';
-
-export const SyncOptions = z.object({
-  from: z.string().min(1),
-  to: z.string().min(1),
-  fromNamespace: z.string().optional(),
-  toNamespace: z.string().optional(),
-  langs: z.union([z.literal('all'), z.array(Language).min(1)]).default(['en']),
-  window: z.string().default('-30d..+365d'),
-  retire: z.enum(['keep', 'draft', 'trash', 'delete']).default('keep'),
-  onEdit: z.enum(['overwrite', 'preserve']).default('overwrite'),
-  adoptLinked: z.enum(['link', 'overwrite']).default('link'),
-  categories: z.array(z.union([z.string(), z.number()])).optional(),
-  tags: z.array(z.union([z.string(), z.number()])).optional(),
-  dryRun: z.boolean().default(false),
-  forceRetire: z.boolean().default(false),
-});
-export type SyncOptions = z.infer<typeof SyncOptions>;
+import { foldSyncReports, SiteSync, syncReport, type SyncPage, type SyncParams, type SyncPlan } from '../src/runs/sync-site.ts';
+import type { ReportJson } from '../src/report/report.ts';
+import { SyncOptions, syncOptionsFromConfig, syncParams } from '../src/runs/options/sync-site.ts';
 
 /** Ad-hoc options as a queue may carry them (jobs/payload.ts): both sites declared in the config. */
 export const QueuedSync = SyncOptions.extend({ from: ConfiguredSiteName, to: ConfiguredSiteName }).strict();
@@ -38,52 +20,7 @@ export function resolveSyncPayload(p: z.infer<typeof SyncSitePayload>, config: C
   if ('from' in p) return { ...p, name: `${p.from}->${p.to}` };
   const s = config.syncs.find((x) => x.name === p.sync);
   if (!s) throw new Error(`no sync named "${p.sync}" in the config`);
-  return {
-    ...SyncOptions.parse({ from: s.from, to: s.to, langs: s.languages ?? 'all', window: `${s.window.from}..${s.window.to}`, retire: s.retire, onEdit: s.onEdit, adoptLinked: s.adoptLinked, dryRun: p.dryRun ?? false }),
-    name: s.name,
-  };
-}
-
-/** One SyncParams per language: `all` means the languages both sites declare. */
-export function syncParams(o: SyncOptions, config?: CalsyncConfig): SyncParams[] {
-  const from = resolveSite(o.from, config, { namespace: o.fromNamespace });
-  const to = resolveSite(o.to, config, { namespace: o.toNamespace });
-  const langs = o.langs === 'all' ? LANGUAGES.filter((l) => from.languages.includes(l) && to.languages.includes(l)) : o.langs;
-  const window = /\.\./.test(o.window) ? parseWindow(o.window) : { from: resolveDateSpec('-30d'), to: resolveDateSpec('+365d') };
-  return (langs.length ? langs : ['en' as const]).map((lang) => ({
-    from,
-    to,
-    lang,
-    window,
-    retire: o.retire,
-    onEdit: o.onEdit,
-    adoptLinked: o.adoptLinked,
-    categories: o.categories,
-    tags: o.tags,
-    dryRun: o.dryRun,
-    forceRetire: o.forceRetire,
-  }));
-}
-
-/** Folds per-language reports into one report for the pair. */
-export function foldSyncReports(reports: ReportJson[], meta: { id: string; from: string; to: string; dryRun: boolean; startedAt?: string }): ReportJson {
-  const total = new RunReport({ id: meta.id, kind: 'sync-site', source: meta.from, site: meta.to, language: reports.map((r) => r.run.language).join(','), dryRun: meta.dryRun, startedAt: meta.startedAt });
-  let retire: ReportJson['retire'];
-  for (const r of reports) {
-    total.merge(r);
-    if (r.retire) retire = retire ? { ...retire, candidates: retire.candidates + r.retire.candidates, retired: retire.retired + r.retire.retired, failed: retire.failed + r.retire.failed, refused: retire.refused || r.retire.refused, reason: retire.reason ?? r.retire.reason } : r.retire;
-  }
-  if (retire) total.retire = retire;
-  return total.finish();
-}
-
-/** Runs every language of a sync in this process and folds the per-language reports into one. */
-export async function runSyncAll(list: SyncParams[], run: (p: SyncParams) => Promise<ReportJson>): Promise<ReportJson> {
-  if (list.length === 1) return run(list[0] as SyncParams);
-  const first = list[0] as SyncParams;
-  const reports: ReportJson[] = [];
-  for (const p of list) reports.push(await run(p));
-  return foldSyncReports(reports, { id: `sync-${Date.now()}`, from: first.from.name, to: first.to.name, dryRun: first.dryRun });
+  return { ...syncOptionsFromConfig(s), dryRun: p.dryRun ?? false, name: s.name };
 }
 
 export function dedupIdFor(payload: z.infer<typeof SyncSitePayload>): string {
