@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { FlowProducer } from 'bullmq';
 import { z } from 'zod';
 import type { CalsyncConfig } from '../src/config/schema.ts';
 import { sourceKeyFrom } from '../src/model/identity.ts';
-import { bullConnection } from '../src/queue/connection.ts';
+import { addFlow } from '../src/queue/flow.ts';
+import { writeStored } from '../src/queue/stored.ts';
 import { shortRowsWarning } from '../src/sources/csv/index.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
 import { chunks, csvOpener, inspect, prepareCsv, processChunk, type CsvChunk, type RejectRow } from '../src/runs/import-csv.ts';
@@ -35,7 +35,6 @@ export function resolveCsvPayload(payload: ImportCsvPayload, config: CalsyncConf
 }
 
 const chunkKey = (deps: JobDeps, runId: string, i: number) => `${deps.prefix}:csv:${runId}:chunk:${i}`;
-const CHUNK_TTL_S = 7 * 24 * 3600;
 
 const RunId = z.string().regex(/^[A-Za-z0-9_-]+$/, 'a run id (letters, digits, - and _)');
 const RunRef = z.strictObject({ runId: RunId, payload: ImportCsvPayload, chunks: z.number().int().min(0), headers: z.array(z.string()), delimiter: z.string(), unmapped: z.array(z.string()), rows: z.number(), shortRows: z.number().int().optional() });
@@ -61,30 +60,17 @@ export const importCsvJob = defineJob({
     const inspection = await inspect(params, open);
     let n = 0;
     for await (const chunk of chunks(params, open, inspection)) {
-      await deps.redis.set(chunkKey(deps, runId, chunk.index), JSON.stringify(chunk), 'EX', CHUNK_TTL_S);
+      await writeStored(deps.redis, chunkKey(deps, runId, chunk.index), chunk);
       n = chunk.index + 1;
       await job.updateProgress({ phase: 'plan', done: n * params.chunkSize, total: inspection.rows });
     }
     const ref = { runId, payload, chunks: n, headers: inspection.headers, delimiter: inspection.delimiter, unmapped: inspection.unmapped, rows: inspection.rows, ...(inspection.shortRows ? { shortRows: inspection.shortRows } : {}) };
-    const flow = new FlowProducer({ connection: bullConnection(deps.redisUrl), prefix: deps.prefix });
-    try {
-      await flow.add({
-        name: 'import-csv-finish',
-        queueName: 'import',
-        data: ref,
-        opts: { jobId: `${runId}-finish`, attempts: 3, backoff: { type: 'exponential', delay: 2000 } },
-        children: Array.from({ length: n }, (_, i) => ({
-          name: 'import-csv-chunk',
-          queueName: 'import',
-          data: { runId, payload, chunk: i },
-          // A permanently failed chunk must not leave the parent waiting forever (bullmq #3362):
-          // the parent runs anyway and reports the chunk's rows as failed.
-          opts: { jobId: `${runId}-chunk-${i}`, attempts: 3, backoff: { type: 'exponential', delay: 2000 }, ignoreDependencyOnFailure: true },
-        })),
-      });
-    } finally {
-      await flow.close();
-    }
+    await addFlow(deps, 'import', {
+      name: 'import-csv-finish',
+      data: ref,
+      jobId: `${runId}-finish`,
+      children: Array.from({ length: n }, (_, i) => ({ name: 'import-csv-chunk', data: { runId, payload, chunk: i }, jobId: `${runId}-chunk-${i}` })),
+    });
     return { runId, chunks: n, rows: inspection.rows, finishJobId: `${runId}-finish` };
   },
 });
