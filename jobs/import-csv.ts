@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { CalsyncConfig } from '../src/config/schema.ts';
 import { sourceKeyFrom } from '../src/model/identity.ts';
 import { addFlow } from '../src/queue/flow.ts';
-import { writeStored } from '../src/queue/stored.ts';
+import { readStoredIfAny, writeStored } from '../src/queue/stored.ts';
 import { shortRowsWarning } from '../src/sources/csv/index.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
 import { chunks, csvOpener, inspect, prepareCsv, processChunk, type CsvChunk, type RejectRow } from '../src/runs/import-csv.ts';
@@ -35,6 +35,18 @@ export function resolveCsvPayload(payload: ImportCsvPayload, config: CalsyncConf
 }
 
 const chunkKey = (deps: JobDeps, runId: string, i: number) => `${deps.prefix}:csv:${runId}:chunk:${i}`;
+
+// A chunk as the planner stored it: rows with their line, cells and normalized result (src/sources/csv/types.ts).
+const StoredChunk = z.strictObject({
+  index: z.number().int().min(0),
+  items: z.array(z.looseObject({ line: z.number().int(), raw: z.array(z.string()), result: z.looseObject({ ok: z.boolean() }) })),
+});
+
+/** A stored chunk, checked by its schema (StoredStateError when corrupted); undefined when Redis no longer has it. */
+async function readChunk(deps: JobDeps, runId: string, i: number): Promise<CsvChunk | undefined> {
+  const chunk = await readStoredIfAny(deps.redis, chunkKey(deps, runId, i), StoredChunk, `chunk ${i} of CSV run ${runId}`);
+  return chunk as CsvChunk | undefined;
+}
 
 const RunId = z.string().regex(/^[A-Za-z0-9_-]+$/, 'a run id (letters, digits, - and _)');
 const RunRef = z.strictObject({ runId: RunId, payload: ImportCsvPayload, chunks: z.number().int().min(0), headers: z.array(z.string()), delimiter: z.string(), unmapped: z.array(z.string()), rows: z.number(), shortRows: z.number().int().optional() });
@@ -84,9 +96,8 @@ export const importCsvChunkJob = defineJob({
   async process(job, p, deps, signal): Promise<QueuedChunkResult> {
     const o = resolveCsvPayload(p.payload, deps.config);
     const params = csvParams(o, deps.config, { allowFiles: o.configured });
-    const raw = await deps.redis.get(chunkKey(deps, p.runId, p.chunk));
-    if (!raw) throw new Error(`chunk ${p.chunk} of run ${p.runId} is no longer in Redis (expired or deleted); re-enqueue the import`);
-    const chunk = JSON.parse(raw) as CsvChunk;
+    const chunk = await readChunk(deps, p.runId, p.chunk);
+    if (!chunk) throw new Error(`chunk ${p.chunk} of run ${p.runId} is no longer in Redis (expired or deleted); re-enqueue the import`);
     const r = await processChunk(params, chunk, runContext(deps, { runId: p.runId, signal, logFields: { jobId: job.id } }));
     // The raw rejected rows go to disk, not into this job's return value in Redis.
     await spoolChunkRejects(deps.config.dataDir, p.runId, p.chunk, r.rejects);
@@ -116,8 +127,8 @@ export const importCsvFinishJob = defineJob({
     const failedRows = new Map<number, RejectRow[]>();
     for (const [key, reason] of Object.entries(await job.getIgnoredChildrenFailures())) {
       const i = Number(/-chunk-(\d+)$/.exec(key)?.[1]);
-      const raw = Number.isInteger(i) ? await deps.redis.get(chunkKey(deps, ref.runId, i)) : null;
-      const chunk = raw ? (JSON.parse(raw) as CsvChunk) : { index: i, items: [] };
+      // A chunk Redis lost or that reads back corrupted: no row of it is known to list.
+      const chunk = (Number.isInteger(i) ? await readChunk(deps, ref.runId, i).catch(() => undefined) : undefined) ?? { index: i, items: [] };
       const why = `chunk ${i} failed: ${reason}`;
       for (const item of chunk.items) report.add({ kind: params.kind, outcome: 'failed', reason: why, origin: { source: path.basename(params.location), line: item.line } });
       failedRows.set(i, chunk.items.map((item) => ({ line: item.line, raw: item.raw, reason: why })));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RunReport, reportExitCode, type ReportJson } from '../../src/report/report.ts';
-import { foldSyncReports } from '../../src/runs/sync-site.ts';
+import { syncPairReport } from '../../src/runs/sync-site.ts';
 
 /** A language's report as a sync-language job returns it: some events written, a retirement run. */
 function languageReport(lang: string, retire: ReportJson['retire']): ReportJson {
@@ -35,7 +35,7 @@ describe('one report fold', () => {
   it('the sync pair report is that fold: counts, items, requests and retirement add up', () => {
     const en = languageReport('en', { policy: 'draft', candidates: 1, retired: 1, failed: 0, refused: false });
     const fr = languageReport('fr', undefined);
-    const r = foldSyncReports([en, fr], { id: 'sync-1', from: 'a', to: 'b', dryRun: false });
+    const r = syncPairReport([en, fr], { id: 'sync-1', from: 'a', to: 'b', dryRun: false });
     expect(r.run).toMatchObject({ id: 'sync-1', kind: 'sync-site', source: 'a', site: 'b', language: 'en,fr' });
     expect(r.counts.events).toMatchObject({ read: 2, created: 2, retired: 2 });
     expect(r.items).toHaveLength(4);
