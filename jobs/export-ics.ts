@@ -1,27 +1,11 @@
 import { z } from 'zod';
-import { resolveDateSpec } from '../src/config/dates.ts';
-import type { CalsyncConfig, ExportConfig } from '../src/config/schema.ts';
-import { resolveSite } from '../src/config/sites.ts';
-import { runIcsExport, type ExportParams, type ExportResult } from '../src/export/index.ts';
+import { runIcsExport, type ExportResult } from '../src/runs/export-ics.ts';
+import { runContext } from '../src/runs/context.ts';
+import { exportParams } from '../src/runs/options/export-ics.ts';
 import { defineJob } from '../src/queue/job-definition.ts';
 import { UnknownConfigEntryError } from '../src/queue/job-errors.ts';
 
 export const ExportIcsPayload = z.strictObject({ export: z.string().min(1) });
-
-/** The export declared in the config → run parameters (window resolved against now). */
-export function exportParams(e: ExportConfig, config: CalsyncConfig, now = new Date()): ExportParams {
-  const site = resolveSite(e.site, config);
-  return {
-    name: e.name,
-    connection: site.connection,
-    siteKey: site.key,
-    languages: e.languages ?? site.languages,
-    window: { from: resolveDateSpec(e.from, now), to: resolveDateSpec(e.to, now, true) },
-    filters: { categories: e.categories, tags: e.tags, venue: e.venue, organizer: e.organizer, featured: e.featured, search: e.search, status: e.status },
-    outDir: e.outDir,
-    refreshInterval: e.refreshInterval,
-  };
-}
 
 /** `export-ics`: renders a configured export's feeds and writes them atomically for `calsync serve`. */
 export const exportIcsJob = defineJob({
@@ -33,11 +17,6 @@ export const exportIcsJob = defineJob({
     const e = deps.config.exports.find((x) => x.name === payload.export);
     if (!e) throw new UnknownConfigEntryError(`no export named "${payload.export}" in the config`);
     const params = exportParams(e, deps.config);
-    return runIcsExport(params, {
-      signal,
-      onProgress: (p) => void job.updateProgress(p),
-      limiter: deps.limiterFor(params.siteKey),
-      onRequest: (info) => deps.onRequest(params.siteKey, info),
-    });
+    return runIcsExport(params, runContext(deps, { runId: job.id, signal, logFields: { jobId: job.id, export: e.name }, onProgress: (p) => job.updateProgress(p) }));
   },
 });

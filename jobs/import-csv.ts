@@ -1,16 +1,15 @@
 import path from 'node:path';
-import { FlowProducer } from 'bullmq';
 import { z } from 'zod';
 import type { CalsyncConfig } from '../src/config/schema.ts';
-import { resolveSite } from '../src/config/sites.ts';
-import { Language } from '../src/model/languages.ts';
-import { ZoneName } from '../src/model/zone-option.ts';
 import { sourceKeyFrom } from '../src/model/identity.ts';
-import { bullConnection } from '../src/queue/connection.ts';
+import { addFlow } from '../src/queue/flow.ts';
+import { readStoredIfAny, writeStored } from '../src/queue/stored.ts';
 import { shortRowsWarning } from '../src/sources/csv/index.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
-import { chunks, csvOpener, inspect, prepareCsv, processChunk, type CsvChunk, type CsvImportParams, type RejectRow } from '../src/runs/import-csv.ts';
+import { chunks, csvOpener, inspect, prepareCsv, processChunk, type CsvChunk, type RejectRow } from '../src/runs/import-csv.ts';
 import { RunReport, type ReportJson } from '../src/report/report.ts';
+import { runContext } from '../src/runs/context.ts';
+import { CsvImportOptions, csvOptionsFromSource, csvParams } from '../src/runs/options/import-csv.ts';
 import { assembleRejects, capFailures, omittedWarning, spoolChunkRejects } from './csv-rejects.ts';
 import { ConfiguredSiteName, QueueLocation } from './payload.ts';
 import { CsvChunkMissingError, UnknownConfigEntryError } from '../src/queue/job-errors.ts';
@@ -22,77 +21,33 @@ interface QueuedChunkResult {
   rejects: number;
 }
 
-export const CsvImportOptions = z.object({
-  location: z.string().min(1),
-  site: z.string().min(1),
-  kind: z.enum(['events', 'venues', 'organizers']).default('events'),
-  namespace: z.string().optional(),
-  source: z.string().optional(),
-  lang: Language.default('en'),
-  map: z.record(z.string(), z.string()).optional(),
-  key: z.string().optional(),
-  dateFormat: z.string().optional(),
-  encoding: z.string().default('auto'),
-  delimiter: z.enum(['auto', ',', ';', '\t', '|']).default('auto'),
-  /** Zone for floating times; absent: the target site's own zone. */
-  defaultTimezone: ZoneName.optional(),
-  status: z.enum(['publish', 'draft']).default('publish'),
-  createTerms: z.boolean().default(true),
-  adoptLinked: z.enum(['link', 'overwrite']).default('link'),
-  dryRun: z.boolean().default(false),
-  chunkSize: z.number().int().min(1).max(10_000).default(500),
-  rejects: z.string().optional(),
-  allow: z.array(z.string()).default([]),
-});
-export type CsvImportOptions = z.infer<typeof CsvImportOptions>;
-
 /** Ad-hoc options as a queue may carry them (jobs/payload.ts): no allow list, no rejects path, a configured site. */
 export const QueuedCsvImport = CsvImportOptions.omit({ allow: true, rejects: true }).extend({ location: QueueLocation, site: ConfiguredSiteName }).strict();
 
 export const ImportCsvPayload = z.union([z.strictObject({ source: z.string().min(1), dryRun: z.boolean().optional() }), QueuedCsvImport]);
 export type ImportCsvPayload = z.infer<typeof ImportCsvPayload>;
 
-export function csvParams(o: CsvImportOptions, config?: CalsyncConfig, extra: Partial<CsvImportParams> = {}): CsvImportParams {
-  return {
-    location: o.location,
-    site: resolveSite(o.site, config, { namespace: o.namespace }),
-    kind: o.kind,
-    sourceKey: o.source ?? sourceKeyFrom(o.location),
-    lang: o.lang,
-    mapping: o.map,
-    key: o.key,
-    dateFormat: o.dateFormat,
-    encoding: o.encoding,
-    delimiter: o.delimiter,
-    defaultTimezone: o.defaultTimezone,
-    status: o.status,
-    createTerms: o.createTerms,
-    adoptLinked: o.adoptLinked,
-    dryRun: o.dryRun,
-    chunkSize: o.chunkSize,
-    rejectsPath: o.rejects,
-    allow: o.allow,
-    ...extra,
-  };
-}
-
 export function resolveCsvPayload(payload: ImportCsvPayload, config: CalsyncConfig): CsvImportOptions & { configured: boolean } {
   // Only config sources' allow lists exempt a feed from the SSRF guard.
   if ('location' in payload) return { ...payload, allow: [], configured: false };
   const s = config.sources.find((x) => x.name === payload.source);
   if (!s || s.kind !== 'csv') throw new UnknownConfigEntryError(`no CSV source named "${payload.source}" in the config`);
-  return {
-    ...CsvImportOptions.parse({
-      location: s.url, site: s.site, kind: s.csvKind, source: s.name, lang: s.language, map: s.map, key: s.key, dateFormat: s.dateFormat,
-      encoding: s.encoding, delimiter: s.delimiter, defaultTimezone: s.defaultTimezone, status: s.status, createTerms: s.createTerms, adoptLinked: s.adoptLinked,
-      chunkSize: s.chunkSize, allow: s.allow, dryRun: payload.dryRun ?? false,
-    }),
-    configured: true,
-  };
+  return { ...csvOptionsFromSource(s), dryRun: payload.dryRun ?? false, configured: true };
 }
 
 const chunkKey = (deps: JobDeps, runId: string, i: number) => `${deps.prefix}:csv:${runId}:chunk:${i}`;
-const CHUNK_TTL_S = 7 * 24 * 3600;
+
+// A chunk as the planner stored it: rows with their line, cells and normalized result (src/sources/csv/types.ts).
+const StoredChunk = z.strictObject({
+  index: z.number().int().min(0),
+  items: z.array(z.looseObject({ line: z.number().int(), raw: z.array(z.string()), result: z.looseObject({ ok: z.boolean() }) })),
+});
+
+/** A stored chunk, checked by its schema (StoredStateError when corrupted); undefined when Redis no longer has it. */
+async function readChunk(deps: JobDeps, runId: string, i: number): Promise<CsvChunk | undefined> {
+  const chunk = await readStoredIfAny(deps.redis, chunkKey(deps, runId, i), StoredChunk, `chunk ${i} of CSV run ${runId}`);
+  return chunk as CsvChunk | undefined;
+}
 
 const RunId = z.string().regex(/^[A-Za-z0-9_-]+$/, 'a run id (letters, digits, - and _)');
 const RunRef = z.strictObject({ runId: RunId, payload: ImportCsvPayload, chunks: z.number().int().min(0), headers: z.array(z.string()), delimiter: z.string(), unmapped: z.array(z.string()), rows: z.number(), shortRows: z.number().int().optional() });
@@ -112,36 +67,23 @@ export const importCsvJob = defineJob({
   async process(job, payload, deps) {
     const o = resolveCsvPayload(payload, deps.config);
     // Preflight and the site's zone for rows without one, before any row is read (src/runs/import-csv.ts).
-    const { params } = await prepareCsv(csvParams(o, deps.config, { allowFiles: o.configured }), {});
+    const { params } = await prepareCsv(csvParams(o, deps.config, { allowFiles: o.configured }), runContext(deps, { logFields: { jobId: job.id } }));
     const runId = `csv-${String(job.id).replace(/[^A-Za-z0-9_-]/g, '-')}`;
     const open = await csvOpener(params);
     const inspection = await inspect(params, open);
     let n = 0;
     for await (const chunk of chunks(params, open, inspection)) {
-      await deps.redis.set(chunkKey(deps, runId, chunk.index), JSON.stringify(chunk), 'EX', CHUNK_TTL_S);
+      await writeStored(deps.redis, chunkKey(deps, runId, chunk.index), chunk);
       n = chunk.index + 1;
       await job.updateProgress({ phase: 'plan', done: n * params.chunkSize, total: inspection.rows });
     }
     const ref = { runId, payload, chunks: n, headers: inspection.headers, delimiter: inspection.delimiter, unmapped: inspection.unmapped, rows: inspection.rows, ...(inspection.shortRows ? { shortRows: inspection.shortRows } : {}) };
-    const flow = new FlowProducer({ connection: bullConnection(deps.redisUrl), prefix: deps.prefix });
-    try {
-      await flow.add({
-        name: 'import-csv-finish',
-        queueName: 'import',
-        data: ref,
-        opts: { jobId: `${runId}-finish`, attempts: 3, backoff: { type: 'exponential', delay: 2000 } },
-        children: Array.from({ length: n }, (_, i) => ({
-          name: 'import-csv-chunk',
-          queueName: 'import',
-          data: { runId, payload, chunk: i },
-          // A permanently failed chunk must not leave the parent waiting forever (bullmq #3362):
-          // the parent runs anyway and reports the chunk's rows as failed.
-          opts: { jobId: `${runId}-chunk-${i}`, attempts: 3, backoff: { type: 'exponential', delay: 2000 }, ignoreDependencyOnFailure: true },
-        })),
-      });
-    } finally {
-      await flow.close();
-    }
+    await addFlow(deps, 'import', {
+      name: 'import-csv-finish',
+      data: ref,
+      jobId: `${runId}-finish`,
+      children: Array.from({ length: n }, (_, i) => ({ name: 'import-csv-chunk', data: { runId, payload, chunk: i }, jobId: `${runId}-chunk-${i}` })),
+    });
     return { runId, chunks: n, rows: inspection.rows, finishJobId: `${runId}-finish` };
   },
 });
@@ -155,10 +97,9 @@ export const importCsvChunkJob = defineJob({
   async process(job, p, deps, signal): Promise<QueuedChunkResult> {
     const o = resolveCsvPayload(p.payload, deps.config);
     const params = csvParams(o, deps.config, { allowFiles: o.configured });
-    const raw = await deps.redis.get(chunkKey(deps, p.runId, p.chunk));
-    if (!raw) throw new CsvChunkMissingError(`chunk ${p.chunk} of run ${p.runId} is no longer in Redis (expired or deleted); re-enqueue the import`);
-    const chunk = JSON.parse(raw) as CsvChunk;
-    const r = await processChunk(params, chunk, { redis: deps.redis, prefix: deps.prefix, log: deps.log.child({ jobId: job.id }), signal, runId: p.runId, limiterFor: deps.limiterFor });
+    const chunk = await readChunk(deps, p.runId, p.chunk);
+    if (!chunk) throw new CsvChunkMissingError(`chunk ${p.chunk} of run ${p.runId} is no longer in Redis (expired or deleted); re-enqueue the import`);
+    const r = await processChunk(params, chunk, runContext(deps, { runId: p.runId, signal, logFields: { jobId: job.id } }));
     // The raw rejected rows go to disk, not into this job's return value in Redis.
     await spoolChunkRejects(deps.config.dataDir, p.runId, p.chunk, r.rejects);
     return { ...capFailures(r.report), rejects: r.rejects.length };
@@ -187,8 +128,8 @@ export const importCsvFinishJob = defineJob({
     const failedRows = new Map<number, RejectRow[]>();
     for (const [key, reason] of Object.entries(await job.getIgnoredChildrenFailures())) {
       const i = Number(/-chunk-(\d+)$/.exec(key)?.[1]);
-      const raw = Number.isInteger(i) ? await deps.redis.get(chunkKey(deps, ref.runId, i)) : null;
-      const chunk = raw ? (JSON.parse(raw) as CsvChunk) : { index: i, items: [] };
+      // A chunk Redis lost or that reads back corrupted: no row of it is known to list.
+      const chunk = (Number.isInteger(i) ? await readChunk(deps, ref.runId, i).catch(() => undefined) : undefined) ?? { index: i, items: [] };
       const why = `chunk ${i} failed: ${reason}`;
       for (const item of chunk.items) report.add({ kind: params.kind, outcome: 'failed', reason: why, origin: { source: path.basename(params.location), line: item.line } });
       failedRows.set(i, chunk.items.map((item) => ({ line: item.line, raw: item.raw, reason: why })));

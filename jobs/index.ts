@@ -2,7 +2,10 @@ import type { JobDefinition } from '../src/queue/job-definition.ts';
 import { exportIcsJob } from './export-ics.ts';
 import { importCsvChunkJob, importCsvFinishJob, importCsvJob } from './import-csv.ts';
 import { importIcsJob } from './import-ics.ts';
-import { syncFinishJob, syncLanguageJob, syncPageJob, syncSiteJob } from './sync-site.ts';
+import { syncFinishJob } from './sync-finish.ts';
+import { syncLanguageJob } from './sync-language.ts';
+import { syncPageJob } from './sync-page.ts';
+import { syncSiteJob } from './sync-site.ts';
 
 /** Every job kind the worker can run, by job name. */
 export const JOBS: Record<string, JobDefinition> = {

@@ -1,203 +1,40 @@
-import { FlowProducer, type Job } from 'bullmq';
-import { z } from 'zod';
-import { parseWindow, resolveDateSpec } from '../src/config/dates.ts';
-import type { CalsyncConfig } from '../src/config/schema.ts';
-import { resolveSite } from '../src/config/sites.ts';
-import { Language, LANGUAGES } from '../src/model/languages.ts';
-import { bullConnection } from '../src/queue/connection.ts';
+import type { Job } from 'bullmq';
+import type { Language } from '../src/model/languages.ts';
+import { addFlow, type FlowNode } from '../src/queue/flow.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
-import { acquireRunLock, keepRunLock, releaseRunLock, renewRunLock } from '../src/queue/run-lock.ts';
-import { RunFailedError } from '../src/runs/context.ts';
-import { ConfiguredSiteName } from './payload.ts';
-import { SiteSync, syncReport, type SyncPage, type SyncParams, type SyncPlan } from '../src/runs/sync-site.ts';
-import { RunReport, type ReportJson } from '../src/report/report.ts';
-import { JobStateMissingError, UnknownConfigEntryError } from '../src/queue/job-errors.ts';
-
-export const SyncOptions = z.object({
-  from: z.string().min(1),
-  to: z.string().min(1),
-  fromNamespace: z.string().optional(),
-  toNamespace: z.string().optional(),
-  langs: z.union([z.literal('all'), z.array(Language).min(1)]).default(['en']),
-  window: z.string().default('-30d..+365d'),
-  retire: z.enum(['keep', 'draft', 'trash', 'delete']).default('keep'),
-  onEdit: z.enum(['overwrite', 'preserve']).default('overwrite'),
-  adoptLinked: z.enum(['link', 'overwrite']).default('link'),
-  categories: z.array(z.union([z.string(), z.number()])).optional(),
-  tags: z.array(z.union([z.string(), z.number()])).optional(),
-  dryRun: z.boolean().default(false),
-  forceRetire: z.boolean().default(false),
-});
-export type SyncOptions = z.infer<typeof SyncOptions>;
-
-/** Ad-hoc options as a queue may carry them (jobs/payload.ts): both sites declared in the config. */
-export const QueuedSync = SyncOptions.extend({ from: ConfiguredSiteName, to: ConfiguredSiteName }).strict();
-
-export const SyncSitePayload = z.union([z.strictObject({ sync: z.string().min(1), dryRun: z.boolean().optional() }), QueuedSync]);
-
-export function resolveSyncPayload(p: z.infer<typeof SyncSitePayload>, config: CalsyncConfig): SyncOptions & { name: string } {
-  if ('from' in p) return { ...p, name: `${p.from}->${p.to}` };
-  const s = config.syncs.find((x) => x.name === p.sync);
-  if (!s) throw new UnknownConfigEntryError(`no sync named "${p.sync}" in the config`);
-  return {
-    ...SyncOptions.parse({ from: s.from, to: s.to, langs: s.languages ?? 'all', window: `${s.window.from}..${s.window.to}`, retire: s.retire, onEdit: s.onEdit, adoptLinked: s.adoptLinked, dryRun: p.dryRun ?? false }),
-    name: s.name,
-  };
-}
-
-/** One SyncParams per language: `all` means the languages both sites declare. */
-export function syncParams(o: SyncOptions, config?: CalsyncConfig): SyncParams[] {
-  const from = resolveSite(o.from, config, { namespace: o.fromNamespace });
-  const to = resolveSite(o.to, config, { namespace: o.toNamespace });
-  const langs = o.langs === 'all' ? LANGUAGES.filter((l) => from.languages.includes(l) && to.languages.includes(l)) : o.langs;
-  const window = /\.\./.test(o.window) ? parseWindow(o.window) : { from: resolveDateSpec('-30d'), to: resolveDateSpec('+365d') };
-  return (langs.length ? langs : ['en' as const]).map((lang) => ({
-    from,
-    to,
-    lang,
-    window,
-    retire: o.retire,
-    onEdit: o.onEdit,
-    adoptLinked: o.adoptLinked,
-    categories: o.categories,
-    tags: o.tags,
-    dryRun: o.dryRun,
-    forceRetire: o.forceRetire,
-  }));
-}
-
-/** Folds per-language reports into one report for the pair. */
-export function foldSyncReports(reports: ReportJson[], meta: { id: string; from: string; to: string; dryRun: boolean; startedAt?: string }): ReportJson {
-  const total = new RunReport({ id: meta.id, kind: 'sync-site', source: meta.from, site: meta.to, language: reports.map((r) => r.run.language).join(','), dryRun: meta.dryRun, startedAt: meta.startedAt });
-  let retire: ReportJson['retire'];
-  for (const r of reports) {
-    total.merge(r);
-    if (r.retire) retire = retire ? { ...retire, candidates: retire.candidates + r.retire.candidates, retired: retire.retired + r.retire.retired, failed: retire.failed + r.retire.failed, refused: retire.refused || r.retire.refused, reason: retire.reason ?? r.retire.reason } : r.retire;
-  }
-  if (retire) total.retire = retire;
-  return total.finish();
-}
-
-/** Runs every language of a sync in this process and folds the per-language reports into one. */
-export async function runSyncAll(list: SyncParams[], run: (p: SyncParams) => Promise<ReportJson>): Promise<ReportJson> {
-  if (list.length === 1) return run(list[0] as SyncParams);
-  const first = list[0] as SyncParams;
-  const reports: ReportJson[] = [];
-  for (const p of list) reports.push(await run(p));
-  return foldSyncReports(reports, { id: `sync-${Date.now()}`, from: first.from.name, to: first.to.name, dryRun: first.dryRun });
-}
-
-export function dedupIdFor(payload: z.infer<typeof SyncSitePayload>): string {
-  return 'from' in payload ? `sync-${payload.from}-${payload.to}`.replace(/[^a-zA-Z0-9-]/g, '-') : `sync-${payload.sync}`;
-}
-
-// --- The queue flow: sync-site (plan) → sync-finish ← sync-language (retire) ← sync-page (write) ---
-
-/** Held from planning until sync-finish, renewed by every job of the run; expires if all workers die. */
-const LOCK_TTL_MS = 10 * 60_000;
-const KEY_TTL_S = 7 * 24 * 3600;
-const JOB_OPTS = { attempts: 3, backoff: { type: 'exponential', delay: 2000 } } as const;
-
-const Window = z.strictObject({ from: z.string(), to: z.string() });
-const RunRef = z.strictObject({ runId: z.string().regex(/^[A-Za-z0-9_-]+$/), payload: SyncSitePayload, lockKey: z.string(), window: Window });
-type RunRef = z.infer<typeof RunRef>;
-const PageRef = RunRef.extend({ lang: Language, page: z.number().int().min(0) });
-const LanguageRef = RunRef.extend({ lang: Language, pages: z.number().int().min(0) });
-
-const runKey = (deps: JobDeps, runId: string, lang: string, part: string) => `${deps.prefix}:sync:${runId}:${lang}:${part}`;
-
-/** The params of one language, with the window the planner resolved (relative dates must not drift between jobs). */
-function paramsOf(ref: RunRef & { lang: Language }, config: CalsyncConfig): SyncParams {
-  const p = syncParams(resolveSyncPayload(ref.payload, config), config).find((x) => x.lang === ref.lang);
-  if (!p) throw new JobStateMissingError(`language ${ref.lang} is no longer part of this sync`);
-  return { ...p, window: { from: new Date(ref.window.from), to: new Date(ref.window.to) } };
-}
-
-const ctxOf = (deps: JobDeps, job: Job, runId: string, extra: Record<string, unknown>, signal?: AbortSignal) => ({
-  redis: deps.redis,
-  prefix: deps.prefix,
-  log: deps.log.child({ jobId: job.id, ...extra }),
-  signal,
-  runId,
-  limiterFor: deps.limiterFor,
-  onRequest: deps.onRequest,
-});
-
-/** Runs `fn` holding (and renewing) the run's lock; a run whose lock was lost keeps going (its writes are idempotent). */
-async function underLock<T>(deps: JobDeps, ref: RunRef, fn: () => Promise<T>): Promise<T> {
-  await renewRunLock(deps.redis, ref.lockKey, ref.runId, LOCK_TTL_MS);
-  const stop = keepRunLock(deps.redis, ref.lockKey, ref.runId, LOCK_TTL_MS);
-  try {
-    return await fn();
-  } finally {
-    stop();
-  }
-}
+import { acquireRunLock, keepRunLock, releaseRunLock } from '../src/queue/run-lock.ts';
+import { syncParams } from '../src/runs/options/sync-site.ts';
+import { SiteSync, syncReport, type SyncParams } from '../src/runs/sync-site.ts';
+import { dedupIdFor, resolveSyncPayload, syncRunName, SyncSitePayload, type RunRef } from './sync-payload.ts';
+import { LOCK_TTL_MS, syncJobContext } from './sync-run.ts';
+import { SyncRunStore } from './sync-store.ts';
 
 /**
  * `sync-site` plans a run for a site pair: under the pair's lock it reads each language of the
  * source, resolves terms, venues and organizers on the target, stores pages of planned events in
- * Redis and adds a flow: `sync-finish` (the pair) ← one `sync-language` per language (retire) ←
- * one `sync-page` per page (the event writes), which any number of workers process in parallel.
- * Job ids derive from the planner's, so a retried planner adds nothing twice; a page retried after
- * its worker died writes only what the ledger does not already hold.
+ * Redis (jobs/sync-store.ts) and adds a flow: `sync-finish` (the pair) ← one `sync-language` per
+ * language (retire) ← one `sync-page` per page (the event writes), which any number of workers
+ * process in parallel. Job ids derive from the planner's, so a retried planner adds nothing twice;
+ * a page retried after its worker died writes only what the ledger does not already hold.
  */
 export const syncSiteJob = defineJob({
   name: 'sync-site',
   queue: 'sync',
   payload: SyncSitePayload,
-  historyName: resolveName,
+  historyName: syncRunName,
   async process(job, payload, deps, signal) {
     const o = resolveSyncPayload(payload, deps.config);
     const list = syncParams(o, deps.config);
     const runId = `sync-${String(job.id).replace(/[^A-Za-z0-9_-]/g, '-')}`;
     const lockKey = `${deps.prefix}:lock:${dedupIdFor(payload)}`;
     const first = list[0] as SyncParams;
-    const window = { from: first.window.from.toISOString(), to: first.window.to.toISOString() };
+    const base: RunRef = { runId, payload, lockKey, window: { from: first.window.from.toISOString(), to: first.window.to.toISOString() } };
     await acquireRunLock(deps.redis, lockKey, runId, o.name, LOCK_TTL_MS);
     const stop = keepRunLock(deps.redis, lockKey, runId, LOCK_TTL_MS);
     try {
       const languages: { lang: Language; pages: number }[] = [];
-      for (const p of list) {
-        const ctx = ctxOf(deps, job, runId, { sync: o.name, lang: p.lang }, signal);
-        const report = syncReport(p, ctx, runId);
-        const sync = new SiteSync(p, { ...ctx, onProgress: (x) => job.updateProgress({ ...x, lang: p.lang }) }, report);
-        try {
-          const plan = await sync.plan((page) => deps.redis.set(runKey(deps, runId, p.lang, `page:${page.index}`), JSON.stringify(page), 'EX', KEY_TTL_S).then(() => undefined));
-          await sync.close();
-          await deps.redis.set(runKey(deps, runId, p.lang, 'plan'), JSON.stringify({ seen: plan.seen, cancelled: plan.cancelled, report: report.finish() }), 'EX', KEY_TTL_S);
-          languages.push({ lang: p.lang, pages: plan.pages });
-        } catch (err) {
-          await sync.close().catch(() => undefined);
-          throw err;
-        }
-      }
-      const base = { runId, payload, lockKey, window };
-      const flow = new FlowProducer({ connection: bullConnection(deps.redisUrl), prefix: deps.prefix });
-      try {
-        await flow.add({
-          name: 'sync-finish',
-          queueName: 'sync',
-          data: { ...base, langs: languages.map((l) => l.lang), startedAt: new Date(job.timestamp).toISOString() },
-          opts: { jobId: `${runId}-finish`, ...JOB_OPTS },
-          children: languages.map(({ lang, pages }) => ({
-            name: 'sync-language',
-            queueName: 'sync',
-            data: { ...base, lang, pages },
-            // A failed child must not leave its parent waiting forever (bullmq #3362): the parent
-            // runs anyway, reports the loss, and the lock is released.
-            opts: { jobId: `${runId}-${lang}`, ...JOB_OPTS, ignoreDependencyOnFailure: true },
-            children: Array.from({ length: pages }, (_, i) => ({
-              name: 'sync-page',
-              queueName: 'sync',
-              data: { ...base, lang, page: i },
-              opts: { jobId: `${runId}-${lang}-page-${i}`, ...JOB_OPTS, ignoreDependencyOnFailure: true },
-            })),
-          })),
-        });
-      } finally {
-        await flow.close();
-      }
+      for (const p of list) languages.push({ lang: p.lang, pages: await planLanguage(p, job, deps, { runId, name: o.name }, signal) });
+      await addFlow(deps, 'sync', syncFlow(base, languages, new Date(job.timestamp).toISOString()));
       return { runId, finishJobId: `${runId}-finish`, languages };
     } catch (err) {
       await releaseRunLock(deps.redis, lockKey, runId);
@@ -208,86 +45,34 @@ export const syncSiteJob = defineJob({
   },
 });
 
-export const syncPageJob = defineJob({
-  name: 'sync-page',
-  part: 'piece',
-  queue: 'sync',
-  payload: PageRef,
-  historyName: (r) => resolveName(r.payload),
-  async process(job, ref, deps, signal): Promise<{ report: ReportJson }> {
-    return underLock(deps, ref, async () => {
-      const raw = await deps.redis.get(runKey(deps, ref.runId, ref.lang, `page:${ref.page}`));
-      if (!raw) throw new JobStateMissingError(`page ${ref.page} (${ref.lang}) of sync run ${ref.runId} is no longer in Redis (expired or deleted); enqueue the sync again`);
-      const p = paramsOf(ref, deps.config);
-      const ctx = ctxOf(deps, job, ref.runId, { lang: ref.lang, page: ref.page }, signal);
-      const report = syncReport(p, ctx, ref.runId);
-      const sync = new SiteSync(p, ctx, report);
-      try {
-        await sync.write(JSON.parse(raw) as SyncPage);
-      } finally {
-        await sync.close();
-      }
-      return { report: report.finish() };
-    });
-  },
-});
+/** Plans one language: its pages and its plan go to Redis; returns the number of pages. */
+async function planLanguage(p: SyncParams, job: Job, deps: JobDeps, run: { runId: string; name: string }, signal?: AbortSignal): Promise<number> {
+  const store = new SyncRunStore(deps.redis, deps.prefix, run.runId);
+  const ctx = syncJobContext(deps, job, run.runId, { sync: run.name, lang: p.lang }, signal);
+  const report = syncReport(p, ctx, run.runId);
+  const sync = new SiteSync(p, { ...ctx, onProgress: (x) => job.updateProgress({ ...x, lang: p.lang }) }, report);
+  try {
+    const plan = await sync.plan((page) => store.savePage(p.lang, page));
+    await sync.close();
+    await store.savePlan(p.lang, { seen: plan.seen, cancelled: plan.cancelled, report: report.finish() });
+    return plan.pages;
+  } catch (err) {
+    await sync.close().catch(() => undefined);
+    throw err;
+  }
+}
 
-export const syncLanguageJob = defineJob({
-  name: 'sync-language',
-  part: 'piece',
-  queue: 'sync',
-  payload: LanguageRef,
-  historyName: (r) => resolveName(r.payload),
-  async process(job, ref, deps, signal): Promise<{ report: ReportJson }> {
-    return underLock(deps, ref, async () => {
-      const p = paramsOf(ref, deps.config);
-      const ctx = ctxOf(deps, job, ref.runId, { lang: ref.lang }, signal);
-      const report = syncReport(p, ctx, ref.runId);
-      const planRaw = await deps.redis.get(runKey(deps, ref.runId, ref.lang, 'plan'));
-      if (!planRaw) throw new JobStateMissingError(`the plan of sync run ${ref.runId} (${ref.lang}) is no longer in Redis; enqueue the sync again`);
-      const plan = JSON.parse(planRaw) as Pick<SyncPlan, 'seen' | 'cancelled'> & { report: ReportJson };
-      report.merge(plan.report);
-      for (const value of Object.values(await job.getChildrenValues<{ report: ReportJson }>())) report.merge(value.report);
-      // Pages that failed every attempt: their events are failed items (and, being in the plan, not retired).
-      for (const [key, reason] of Object.entries(await job.getIgnoredChildrenFailures())) {
-        const i = Number(/-page-(\d+)$/.exec(key)?.[1]);
-        const raw = Number.isInteger(i) ? await deps.redis.get(runKey(deps, ref.runId, ref.lang, `page:${i}`)) : null;
-        for (const item of raw ? (JSON.parse(raw) as SyncPage).items : []) report.add({ kind: 'events', slug: item.slug, outcome: 'failed', reason: `page ${i} failed: ${reason}`, origin: item.origin });
-        if (!raw) report.warn(`page ${i} failed and its events are unknown: ${reason}`);
-      }
-      const sync = new SiteSync(p, ctx, report);
-      try {
-        await sync.retire(plan);
-      } finally {
-        await sync.close();
-      }
-      const keys = [runKey(deps, ref.runId, ref.lang, 'plan'), ...Array.from({ length: ref.pages }, (_, i) => runKey(deps, ref.runId, ref.lang, `page:${i}`))];
-      await deps.redis.del(...keys);
-      return { report: report.finish() };
-    });
-  },
-});
-
-export const syncFinishJob = defineJob({
-  name: 'sync-finish',
-  part: 'finish',
-  queue: 'sync',
-  payload: RunRef.extend({ langs: z.array(Language), startedAt: z.string() }),
-  historyName: (r) => resolveName(r.payload),
-  async process(job, ref, deps): Promise<ReportJson> {
-    try {
-      const o = resolveSyncPayload(ref.payload, deps.config);
-      const values = await job.getChildrenValues<{ report: ReportJson }>();
-      const reports = ref.langs.flatMap((l) => Object.entries(values).filter(([k]) => k.endsWith(`:${ref.runId}-${l}`)).map(([, v]) => v.report));
-      const failed = Object.entries(await job.getIgnoredChildrenFailures());
-      if (failed.length) throw new RunFailedError('sync-language-failed', `sync ${o.name}: ${failed.map(([k, why]) => `${k.split(':').pop()}: ${why}`).join('; ')}`);
-      return foldSyncReports(reports, { id: ref.runId, from: o.from, to: o.to, dryRun: o.dryRun, startedAt: ref.startedAt });
-    } finally {
-      await releaseRunLock(deps.redis, ref.lockKey, ref.runId);
-    }
-  },
-});
-
-function resolveName(p: z.infer<typeof SyncSitePayload>): string {
-  return 'from' in p ? `${p.from}->${p.to}` : p.sync;
+/** The run's flow: the pair's finish ← one language job each (retire) ← its page jobs (writes). */
+function syncFlow(base: RunRef, languages: { lang: Language; pages: number }[], startedAt: string): FlowNode {
+  return {
+    name: 'sync-finish',
+    data: { ...base, langs: languages.map((l) => l.lang), startedAt },
+    jobId: `${base.runId}-finish`,
+    children: languages.map(({ lang, pages }) => ({
+      name: 'sync-language',
+      data: { ...base, lang, pages },
+      jobId: `${base.runId}-${lang}`,
+      children: Array.from({ length: pages }, (_, i) => ({ name: 'sync-page', data: { ...base, lang, page: i }, jobId: `${base.runId}-${lang}-page-${i}` })),
+    })),
+  };
 }

@@ -3,7 +3,10 @@ import { Redis } from 'ioredis';
 import { loadConfig, parseConfig } from '../config/load.ts';
 import type { CalsyncConfig } from '../config/schema.ts';
 import { embeddedRedis, RedisUnavailableError, type EmbeddedRedis } from '../queue/redis-server.ts';
-import type { Logger } from '../util/log.ts';
+import { runContext, type RunContext } from '../runs/context.ts';
+import { createLogger, type Logger } from '../util/log.ts';
+import { withJsonFailure, type RunLabel } from './outcome.ts';
+import { ProgressLine } from './progress.ts';
 
 export interface GlobalOptions {
   config?: string;
@@ -55,4 +58,45 @@ export async function inlineRedis(opts: GlobalOptions, config: CalsyncConfig, lo
       await local.release();
     },
   };
+}
+
+/** What an inline command (import ics/csv, sync, export ics) supplies to runInline. */
+export interface InlineCommand<O, P, R> {
+  json: boolean;
+  /** Names the run in the JSON failure report when it fails before it has a report of its own. */
+  label: () => RunLabel;
+  /** The command's flags checked by the run's option schema (src/runs/options/). */
+  options: () => O;
+  params: (options: O, config: CalsyncConfig) => P;
+  run: (params: P, ctx: RunContext) => Promise<R>;
+  /** The result for a terminal (`--json` prints it as JSON instead). */
+  text: (result: R) => string;
+  exitCode: (result: R) => number;
+  /** Whether the run keeps its ledger and state in Redis (imports and syncs; an export keeps none). @defaultValue true */
+  redis?: boolean;
+}
+
+/**
+ * Runs a command in this process, the same way for every run: options, logger, config, Redis,
+ * progress on stderr, then the result as text or JSON and the exit code; with `--json` a failure
+ * still prints one JSON report. Redis is always released.
+ */
+export async function runInline<O, P, R>(g: GlobalOptions, setExit: (code: number) => void, c: InlineCommand<O, P, R>): Promise<void> {
+  await withJsonFailure(c.json, c.label, async () => {
+    const options = c.options();
+    const log = createLogger({ level: g.logLevel });
+    const config = loadCliConfig(g);
+    const params = c.params(options, config);
+    const r: InlineRedis = c.redis === false ? { stop: async () => undefined } : await inlineRedis(g, config, log);
+    const progress = new ProgressLine({ enabled: !c.json || process.stderr.isTTY });
+    try {
+      const result = await c.run(params, runContext({ redis: r.redis, prefix: g.prefix, log }, { onProgress: progress.update }));
+      progress.done();
+      process.stdout.write(c.json ? `${JSON.stringify(result, null, 2)}\n` : `${c.text(result)}\n`);
+      setExit(c.exitCode(result));
+    } finally {
+      progress.done();
+      await r.stop();
+    }
+  });
 }

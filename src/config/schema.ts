@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { Language } from '../model/languages.ts';
-import { ZoneName } from '../model/zone-option.ts';
+import { ConfigName, DateSpec, ImportFields, RunLanguage } from '../runs/options/common.ts';
+import { CsvFields, CsvKind } from '../runs/options/import-csv.ts';
+import { IcsFields } from '../runs/options/import-ics.ts';
+import { ExportOptions } from '../runs/options/export-ics.ts';
+import { SyncFields, SYNC_WINDOW } from '../runs/options/sync-site.ts';
 
 const CRON = /^(\S+\s+){4,5}\S+$/;
 const INTERVAL = /^\d+(ms|s|m|h|d)$/;
@@ -26,7 +30,7 @@ export const SiteAuth = z.union([
 ]);
 
 export const SiteConfig = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
+  name: ConfigName,
   restRoot: z.url({ protocol: /^https?$/ }).refine((u) => {
     // zod runs this even when the URL check failed: a string that is no URL is reported there.
     if (!URL.canParse(u)) return true;
@@ -43,50 +47,29 @@ export const SiteConfig = z.strictObject({
 });
 export type SiteConfig = z.infer<typeof SiteConfig>;
 
-const RetirePolicy = z.enum(['keep', 'draft', 'trash', 'delete']);
-const OnEdit = z.enum(['overwrite', 'preserve']);
-
 const SourceBase = {
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
+  name: ConfigName,
   site: z.string(),
-  language: Language.default('en'),
+  language: RunLanguage,
   schedule: Schedule.optional(),
-  status: z.enum(['publish', 'draft']).default('publish'),
-  /** Zone for floating times; absent: the target site's own zone. */
-  defaultTimezone: ZoneName.optional(),
-  createTerms: z.boolean().default(true),
-  /** Venues/organizers already on the site that calsync did not create: link only, or overwrite their fields. */
-  adoptLinked: z.enum(['link', 'overwrite']).default('link'),
-  /** Hosts or CIDRs exempt from the SSRF guard (trusted internal feeds). */
-  allow: z.array(z.string()).default([]),
+  ...ImportFields,
 };
 
+// Every run option below is defined once, with its default and limits, in src/runs/options/.
 export const IcsSourceConfig = z.strictObject({
   ...SourceBase,
   kind: z.literal('ics'),
   /** URL (http, https, webcal) or, for local demos, a file path. */
   url: z.string().min(1),
-  horizonDays: z.number().int().min(1).max(3660).default(365),
-  pastDays: z.number().int().min(0).max(3660).default(0),
-  retire: RetirePolicy.default('keep'),
-  onEdit: OnEdit.default('overwrite'),
-  maxRetireShare: z.number().min(0).max(1).default(0.5),
-  categoriesAs: z.enum(['categories', 'tags']).default('categories'),
-  /** Occurrences (and VEVENTs) one file may produce before it is refused; default 250,000. */
-  maxOccurrences: z.number().int().min(1).max(10_000_000).optional(),
+  ...IcsFields,
 });
 
 export const CsvSourceConfig = z.strictObject({
   ...SourceBase,
   kind: z.literal('csv'),
   url: z.string().min(1),
-  csvKind: z.enum(['events', 'venues', 'organizers']).default('events'),
-  map: z.record(z.string(), z.string()).optional(),
-  key: z.string().optional(),
-  dateFormat: z.string().optional(),
-  encoding: z.string().default('auto'),
-  delimiter: z.enum(['auto', ',', ';', '\t', '|']).default('auto'),
-  chunkSize: z.number().int().min(10).max(10_000).default(500),
+  csvKind: CsvKind.default('events'),
+  ...CsvFields,
 });
 
 export const SourceConfig = z.discriminatedUnion('kind', [IcsSourceConfig, CsvSourceConfig]);
@@ -94,38 +77,18 @@ export type SourceConfig = z.infer<typeof SourceConfig>;
 export type IcsSourceConfig = z.infer<typeof IcsSourceConfig>;
 export type CsvSourceConfig = z.infer<typeof CsvSourceConfig>;
 
-/** `2026-01-01`, or relative to now: `-30d`, `+365d`, `+12w`. */
-export const DateSpec = z.string().regex(/^([+-]\d+[dw]|\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?|now|today)$/, 'expected a date (YYYY-MM-DD) or a relative offset like -30d or +365d');
+export { DateSpec };
 
-export const ExportConfig = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
-  site: z.string(),
-  languages: z.array(Language).min(1).optional(),
-  from: DateSpec.default('-30d'),
-  to: DateSpec.default('+365d'),
-  categories: z.array(z.union([z.string(), z.number()])).optional(),
-  tags: z.array(z.union([z.string(), z.number()])).optional(),
-  venue: z.array(z.number()).optional(),
-  organizer: z.array(z.number()).optional(),
-  featured: z.boolean().optional(),
-  search: z.string().optional(),
-  status: z.string().optional(),
-  schedule: Schedule.optional(),
-  outDir: z.string().default('.data/feeds'),
-  refreshInterval: z.string().default('PT1H'),
-});
+export const ExportConfig = ExportOptions.extend({ schedule: Schedule.optional() });
 export type ExportConfig = z.infer<typeof ExportConfig>;
 
 export const SyncConfig = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
+  name: ConfigName,
   from: z.string(),
   to: z.string(),
   languages: z.array(Language).min(1).optional(),
-  window: z.object({ from: DateSpec, to: DateSpec }).default({ from: '-30d', to: '+365d' }),
-  retire: RetirePolicy.default('keep'),
-  onEdit: OnEdit.default('overwrite'),
-  /** Venues/organizers already on the target that calsync did not create: link only, or overwrite their fields. */
-  adoptLinked: z.enum(['link', 'overwrite']).default('link'),
+  window: z.object({ from: DateSpec, to: DateSpec }).default(SYNC_WINDOW),
+  ...SyncFields,
   schedule: Schedule.optional(),
 });
 export type SyncConfig = z.infer<typeof SyncConfig>;

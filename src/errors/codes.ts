@@ -69,6 +69,7 @@ const RUN = {
   aborted: 'the run was cancelled',
   'uid-churn': "every UID of the feed changed since the last run (importing would duplicate its events)",
   'sync-language-failed': 'one or more languages of a site-to-site sync failed',
+  'sync-no-languages': 'a site-to-site sync was given no language to copy',
   'mass-retire-refused': 'retiring would remove more than the allowed share of the events',
   'run-locked': 'another run of the same source is writing; this one comes back later',
 } as const;
@@ -79,6 +80,7 @@ const JOB = {
   'job-payload-invalid': 'the queued payload does not pass the job kind’s schema',
   'run-state-missing': 'a part of a planned run kept in Redis (a plan, page or finish job) is gone',
   'csv-chunk-missing': 'a chunk of a CSV import kept in Redis is gone (retried like any failure)',
+  'run-state-invalid': 'a part of a planned run read back from Redis is not what the planner stored',
 } as const;
 
 /** An ICS export was refused or failed (src/export/). */
@@ -131,6 +133,7 @@ export const UnrecoverableCode = ErrorCodeSchema.extract([
   'job-kind-unknown',
   'job-payload-invalid',
   'run-state-missing',
+  'run-state-invalid',
 ]);
 export type UnrecoverableCode = z.infer<typeof UnrecoverableCode>;
 

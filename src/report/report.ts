@@ -106,8 +106,9 @@ export class RunReport {
     if (!this.linked.some((l) => l.kind === rec.kind && l.id === rec.id)) this.linked.push(rec);
   }
 
-  /** Folds a child's report (a CSV chunk, a sync page) into this one. */
+  /** Folds a child's report (a CSV chunk, a sync page, a sync language) into this one. */
   merge(other: ReportJson): void {
+    if (other.retire) this.retire = this.retire ? addRetire(this.retire, other.retire) : { ...other.retire };
     for (const kind of ITEM_KINDS) {
       const from = other.counts[kind];
       if (!from) continue;
@@ -117,6 +118,16 @@ export class RunReport {
     this.warnings.push(...other.warnings);
     for (const l of other.linked ?? []) this.linkExisting(l);
     if (other.requests) this.countRequests({ requests: other.requests.total, retries: other.requests.retries, throttled: other.requests.throttled });
+  }
+
+  /**
+   * The one fold of several runs' reports into one (the languages of a sync, the chunks of a CSV
+   * import): counts, items, warnings, linked records, requests and retirement all add up.
+   */
+  static fold(run: ConstructorParameters<typeof RunReport>[0], reports: ReportJson[]): RunReport {
+    const total = new RunReport(run);
+    for (const r of reports) total.merge(r);
+    return total;
   }
 
   /** Adds a client's request counters (several clients or chunks fold into one total). */
@@ -153,6 +164,14 @@ export class RunReport {
       ...(this.requests ? { requests: this.requests } : {}),
     };
   }
+}
+
+type RetireSummary = z.infer<typeof RetireSummary>;
+
+/** Two retirements as one: counts add up; one refusal refuses the whole (the first reason given is kept). */
+function addRetire(a: RetireSummary, b: RetireSummary): RetireSummary {
+  const reason = a.reason ?? b.reason;
+  return { policy: a.policy, candidates: a.candidates + b.candidates, retired: a.retired + b.retired, failed: a.failed + b.failed, refused: a.refused || b.refused, ...(reason !== undefined ? { reason } : {}) };
 }
 
 /**

@@ -23,13 +23,50 @@ export interface RunContext {
   log?: Logger;
   signal?: AbortSignal;
   runId?: string;
-  onProgress?: (p: RunProgress) => void | Promise<void>;
+  onProgress?: (p: RunProgress) => unknown;
   /** External rate limiter shared by all workers for a site. */
   limiterFor?: (siteKey: string) => { acquire(signal?: AbortSignal): Promise<void> } | undefined;
   /** Metrics hook per request attempt, by site. */
   onRequest?: (siteKey: string, info: RequestInfo) => void;
   /** One circuit breaker per site for the whole run (the CSV run's chunks share it); absent: one per client. */
   breakers?: Map<string, CircuitBreaker>;
+}
+
+/** Whoever hosts runs: the worker (its JobDeps) or the CLI's inline runtime. */
+export interface RunHost {
+  redis?: Redis;
+  prefix?: string;
+  log?: Logger;
+  limiterFor?: RunContext['limiterFor'];
+  onRequest?: RunContext['onRequest'];
+}
+
+/** What differs between two runs (or two jobs of one run) on the same host. */
+export interface RunScope {
+  runId?: string;
+  signal?: AbortSignal;
+  /** Fields every log line of the run carries (job id, source, language, page…). */
+  logFields?: Record<string, unknown>;
+  onProgress?: RunContext['onProgress'];
+}
+
+/**
+ * The one place a RunContext is built, for every job kind (ICS, CSV plan and chunks, sync plan,
+ * pages and languages, export) and the CLI: whatever the host offers (Redis, the shared request
+ * limit, request metrics) reaches every run. Contexts written out by hand per job are how exports
+ * once lost the limiter and CSV chunks their request metrics.
+ */
+export function runContext(host: RunHost, scope: RunScope = {}): RunContext {
+  return {
+    redis: host.redis,
+    prefix: host.prefix,
+    log: host.log && scope.logFields ? host.log.child(scope.logFields) : host.log,
+    signal: scope.signal,
+    runId: scope.runId,
+    onProgress: scope.onProgress,
+    limiterFor: host.limiterFor,
+    onRequest: host.onRequest,
+  };
 }
 
 /** The per-site options every run passes to its CalendarClient. */

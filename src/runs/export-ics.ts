@@ -5,6 +5,7 @@ import { assertFeedName, feedFileName, isLanguage, writeArtifact } from '../expo
 import { EventRenderError, ExportAbortedError, ExportError, ExportFetchError, ExportParamsError } from '../export/errors.ts';
 import { compareRendered, DEFAULT_REFRESH_INTERVAL, durationSeconds, icsParts, renderEvent, ZoneUsage, type RenderedEvent, type RenderOptions } from '../export/render.ts';
 import { eventTiming } from '../export/timing.ts';
+import { clientHooks, type RunContext, type RunProgress } from './context.ts';
 import { inWindow, windowQuery, type ExportFilters, type ExportWindow } from '../export/window-query.ts';
 
 /**
@@ -68,23 +69,15 @@ export interface ExportResult {
   durationMs: number;
 }
 
-export interface ExportProgress {
-  phase: string;
-  done: number;
-  total?: number;
-}
+/** An export's progress is any run's (phase, done, total). */
+export type ExportProgress = RunProgress;
 
-export interface ExportContext {
-  signal?: AbortSignal;
-  onProgress?: (p: ExportProgress) => void;
-  /** The site's request limit shared by every worker (the queue's), and its request metrics. */
-  limiter?: SiteConnection['limiter'];
-  onRequest?: SiteConnection['onRequest'];
-}
+/** An export runs in the same RunContext as every other run (src/runs/context.ts). */
+export type ExportContext = RunContext;
 
-/** An export reads the site like any run: through the site's shared request limit. */
-function exportClient(connection: SiteConnection, ctx: ExportContext): CalendarClient {
-  return new CalendarClient({ ...connection, ...(ctx.limiter ? { limiter: ctx.limiter } : {}), ...(ctx.onRequest ? { onRequest: ctx.onRequest } : {}) });
+/** An export reads the site like any run: through the site's shared request limit, counted in its metrics. */
+function exportConnection(p: Pick<ExportParams, 'connection' | 'siteKey'>, ctx: RunContext): SiteConnection {
+  return { ...p.connection, ...clientHooks(ctx, p.siteKey) };
 }
 
 /** A language's window, rendered and sorted, ready to be written. */
@@ -196,9 +189,9 @@ export async function collectFeed(client: CalendarClient, o: CollectOptions): Pr
 /** The feed text of one language (no file written): what `runIcsExport` would write. */
 export async function exportIcsText(
   p: Omit<ExportParams, 'languages' | 'outDir'> & { lang: Language },
-  ctx: ExportContext = {},
+  ctx: RunContext = {},
 ): Promise<string> {
-  const client = exportClient(p.connection, ctx);
+  const client = new CalendarClient(exportConnection(p, ctx));
   try {
     const siteHost = siteHostOf(p);
     const feed = await collectFeed(client, { lang: p.lang, window: p.window, filters: p.filters, siteHost, concurrency: p.concurrency, signal: ctx.signal });
@@ -209,23 +202,24 @@ export async function exportIcsText(
   }
 }
 
-export async function runIcsExport(p: ExportParams, ctx: ExportContext = {}): Promise<ExportResult> {
+export async function runIcsExport(p: ExportParams, ctx: RunContext = {}): Promise<ExportResult> {
   const started = performance.now();
   validate(p);
   const siteHost = siteHostOf(p);
   const languages = [...new Set(p.languages)];
   const progress = (phase: string, done: number, total?: number): void => {
     try {
-      ctx.onProgress?.(total === undefined ? { phase, done } : { phase, done, total });
+      // A job's progress update is a promise; a failed one must not become an unhandled rejection.
+      void Promise.resolve(ctx.onProgress?.(total === undefined ? { phase, done } : { phase, done, total })).catch(() => undefined);
     } catch {
       // progress is advisory
     }
   };
   // A dead site, a wrong password or a URL that is not a calendar site: one message, before any page.
-  await preflight({ ...p.connection, ...(ctx.limiter ? { limiter: ctx.limiter } : {}), ...(ctx.onRequest ? { onRequest: ctx.onRequest } : {}) }, { write: false, signal: ctx.signal }).catch((err: unknown) => {
+  await preflight(exportConnection(p, ctx), { write: false, signal: ctx.signal }).catch((err: unknown) => {
     throw ctx.signal?.aborted ? new ExportAbortedError({ cause: err }) : err;
   });
-  const client = exportClient(p.connection, ctx);
+  const client = new CalendarClient(exportConnection(p, ctx));
   const files: ExportFile[] = [];
   try {
     for (const lang of languages) {

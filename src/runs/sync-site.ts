@@ -227,7 +227,8 @@ export class SiteSync {
 
 /**
  * One language of a sync in this process (the CLI): plan, writing each page as soon as it is
- * planned, then retire. The queue runs the same steps as a flow of jobs (jobs/sync-site.ts).
+ * planned, then retire. The queue runs the same steps as a flow of jobs (jobs/sync-site.ts plans,
+ * jobs/sync-page.ts, sync-language.ts and sync-finish.ts do the rest).
  */
 export async function runSiteSync(p: SyncParams, ctx: RunContext = {}): Promise<ReportJson> {
   const report = syncReport(p, ctx);
@@ -247,4 +248,20 @@ export async function runSiteSync(p: SyncParams, ctx: RunContext = {}): Promise<
     await sync.close();
   }
   return report.finish();
+}
+
+/** The report of a site pair: its languages' reports folded into one (RunReport.fold, the one fold). */
+export function syncPairReport(reports: ReportJson[], meta: { id: string; from: string; to: string; dryRun: boolean; startedAt?: string }): ReportJson {
+  const language = reports.map((r) => r.run.language).join(',');
+  return RunReport.fold({ id: meta.id, kind: 'sync-site', source: meta.from, site: meta.to, language, dryRun: meta.dryRun, startedAt: meta.startedAt }, reports).finish();
+}
+
+/** Every language of a sync in this process (the CLI), one after the other, in one report. */
+export async function runSiteSyncAll(list: SyncParams[], ctx: RunContext = {}): Promise<ReportJson> {
+  const first = list[0];
+  if (!first) throw new RunFailedError('sync-no-languages', 'the sync has no language to copy');
+  if (list.length === 1) return runSiteSync(first, ctx);
+  const reports: ReportJson[] = [];
+  for (const p of list) reports.push(await runSiteSync(p, ctx));
+  return syncPairReport(reports, { id: ctx.runId ?? `sync-${Date.now()}`, from: first.from.name, to: first.to.name, dryRun: first.dryRun });
 }

@@ -1,54 +1,66 @@
 import type { Command } from 'commander';
-import { QueueEvents, type Job } from 'bullmq';
+import { QueueEvents, type Job, type Queue } from 'bullmq';
 import { JOBS } from '../../../jobs/index.ts';
+import type { CalsyncConfig } from '../../config/schema.ts';
 import { JOB_KINDS, QUEUES, type QueueName } from '../../queue/names.ts';
 import { reconcileSchedulers } from '../../queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../queue/worker.ts';
 import { bullConnection } from '../../queue/connection.ts';
 import { planUnits, waitForRun, warnIfNoWorker } from '../../queue/follow.ts';
 import { formatReport, reportExitCode, type ReportJson } from '../../report/report.ts';
-import { createLogger } from '../../util/log.ts';
+import { createLogger, type Logger } from '../../util/log.ts';
 import { terminalSafe } from '../../util/terminal.ts';
 import { ProgressLine } from '../progress.ts';
 import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
 import { splitList } from '../options.ts';
 import { OptionsError } from '../validate.ts';
 
-export function registerWorker(program: Command, globals: () => GlobalOptions, setExit: (code: number) => void): void {
+type SetExit = (code: number) => void;
+
+/** `calsync worker` and `calsync enqueue`: the two ends of the queue. */
+export function registerWorker(program: Command, globals: () => GlobalOptions, setExit: SetExit): void {
   program
     .command('worker')
     .description('Run job processors for all queues (or --queues), reconcile the config\'s schedules, shut down gracefully on SIGTERM/SIGINT')
     .option('--queues <list>', `queues to work: ${QUEUES.join(',')}`, splitList)
     .option('--no-schedules', 'do not reconcile job schedulers with the config')
     .addHelpText('after', '\nExamples:\n  $ REDIS_URL=redis://127.0.0.1:6379 calsync --config calsync.config.json worker\n  $ calsync worker --queues import')
-    .action(async (o: { queues?: string[]; schedules: boolean }) => {
-      const g = globals();
-      const log = createLogger({ level: g.logLevel === 'warn' ? 'info' : g.logLevel });
-      const config = loadCliConfig(g);
-      const r = await inlineRedis(g, config, log, { required: true });
-      const queues = (o.queues as QueueName[] | undefined) ?? [...QUEUES];
-      const running = await startWorkers({ config, redisUrl: r.url as string, jobs: JOBS, log, queues, prefix: g.prefix });
-      if (o.schedules) {
-        const q = openQueues(r.url as string, g.prefix);
-        const changes = await reconcileSchedulers(q, config);
-        for (const c of changes) if (c.action !== 'unchanged') log.info({ scheduler: c.id, queue: c.queue, schedule: c.schedule }, `scheduler ${c.action}`);
-        log.info({ added: count(changes, 'added'), updated: count(changes, 'updated'), removed: count(changes, 'removed'), unchanged: count(changes, 'unchanged') }, 'schedules reconciled');
-        await Promise.all(Object.values(q).map((x) => x.close()));
-      }
-      log.info({ queues }, 'worker started');
-      await new Promise<void>((resolve) => {
-        const stop = async (signal: string) => {
-          log.info({ signal }, 'shutting down: no new jobs, waiting for running ones');
-          await running.close();
-          await r.stop();
-          resolve();
-        };
-        process.once('SIGINT', () => void stop('SIGINT'));
-        process.once('SIGTERM', () => void stop('SIGTERM'));
-      });
-      setExit(0);
-    });
+    .action(async (o: { queues?: string[]; schedules: boolean }) => runWorker(globals(), o, setExit));
+  registerEnqueue(program, globals, setExit);
+}
 
+async function runWorker(g: GlobalOptions, o: { queues?: string[]; schedules: boolean }, setExit: SetExit): Promise<void> {
+  const log = createLogger({ level: g.logLevel === 'warn' ? 'info' : g.logLevel });
+  const config = loadCliConfig(g);
+  const r = await inlineRedis(g, config, log, { required: true });
+  const queues = (o.queues as QueueName[] | undefined) ?? [...QUEUES];
+  const running = await startWorkers({ config, redisUrl: r.url as string, jobs: JOBS, log, queues, prefix: g.prefix });
+  if (o.schedules) await reconcileSchedules(config, r.url as string, g.prefix, log);
+  log.info({ queues }, 'worker started');
+  const signal = await untilSignal();
+  log.info({ signal }, 'shutting down: no new jobs, waiting for running ones');
+  await running.close();
+  await r.stop();
+  setExit(0);
+}
+
+async function reconcileSchedules(config: CalsyncConfig, redisUrl: string, prefix: string, log: Logger): Promise<void> {
+  const q = openQueues(redisUrl, prefix);
+  const changes = await reconcileSchedulers(q, config);
+  for (const c of changes) if (c.action !== 'unchanged') log.info({ scheduler: c.id, queue: c.queue, schedule: c.schedule }, `scheduler ${c.action}`);
+  log.info({ added: count(changes, 'added'), updated: count(changes, 'updated'), removed: count(changes, 'removed'), unchanged: count(changes, 'unchanged') }, 'schedules reconciled');
+  await Promise.all(Object.values(q).map((x) => x.close()));
+}
+
+/** Resolves with the name of the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+}
+
+function registerEnqueue(program: Command, globals: () => GlobalOptions, setExit: SetExit): void {
   program
     .command('enqueue')
     .description('Add a job to the queue (a configured source/export/sync by name, or ad-hoc options) and optionally follow it')
@@ -61,64 +73,75 @@ export function registerWorker(program: Command, globals: () => GlobalOptions, s
     .option('--wait', 'follow the job\'s progress until it finishes and print its report')
     .option('--json', 'print the report as JSON (with --wait)')
     .addHelpText('after', '\nExamples:\n  $ calsync enqueue import-ics --name city-feed --wait\n  $ calsync enqueue import-ics https://example.org/cal.ics --site city --wait --json')
-    .action(async (kind: string, location: string | undefined, o: Record<string, unknown>) => {
-      const g = globals();
-      const log = createLogger({ level: g.logLevel });
-      const config = loadCliConfig(g);
-      const def = JOBS[kind];
-      if (!def) throw new OptionsError([`unknown job kind "${kind}" (known: ${Object.keys(JOBS).join(', ')})`]);
-      const data: Record<string, unknown> = o.name
-        ? kind.startsWith('import') ? { source: o.name } : kind === 'export-ics' ? { export: o.name } : { sync: o.name }
-        : { location, site: o.site, lang: o.lang, ...(o.window ? { window: o.window } : {}) };
-      // The same schema the worker applies (jobs/payload.ts): refused here with the reason, not after queueing.
-      const checked = def.payload.safeParse(data);
-      if (!checked.success) throw new OptionsError([`cannot enqueue ${kind}: ${checked.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`]);
-      const payload = checked.data;
-      const r = await inlineRedis(g, config, log, { required: true });
-      const queues = openQueues(r.url as string, g.prefix);
-      const queue = queues[def.queue];
-      let events: QueueEvents | undefined;
-      try {
-        if (o.wait) {
-          // Subscribe before adding: QueueEvents only sees events after it starts (BullMQ docs).
-          events = new QueueEvents(def.queue, { connection: bullConnection(r.url as string), prefix: g.prefix });
-          await events.waitUntilReady();
-        }
-        const job: Job = await queue.add(kind, payload);
-        process.stderr.write(`enqueued ${kind} job ${job.id} on queue "${def.queue}"\n`);
-        if (!events) return;
-        const where = r.url && !(g.redis ?? process.env.REDIS_URL ?? config.redis) ? `the embedded Redis of ${config.dataDir}` : 'this Redis';
-        const cancelCheck = warnIfNoWorker(queue, job, () =>
-          process.stderr.write(`no worker is listening on queue "${def.queue}" of ${where}: start \`calsync worker\` with the same config (or the same REDIS_URL); still waiting\n`),
-        );
-        const progress = new ProgressLine();
-        let units: (ReturnType<typeof planUnits> & { done: number }) | undefined;
-        events.on('progress', ({ jobId, data: p }) => {
-          if (jobId === job.id && p && typeof p === 'object') progress.update(p as never);
-        });
-        // After planning, progress is the share of the flow's chunk/page jobs completed.
-        events.on('completed', ({ jobId }) => {
-          if (units && jobId.startsWith(units.jobIdPrefix) && /-(page|chunk)-\d+$/.test(jobId)) progress.update({ phase: 'write (jobs)', done: ++units.done, total: units.total });
-        });
-        try {
-          // A planner (CSV import, sync) hands over to its flow: the report is the finish job's.
-          const result = (await waitForRun(job, queue, events, { onPlanned: (p) => (units = { ...planUnits(p), done: 0 }) })) as ReportJson;
-          progress.done();
-          process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : result?.counts ? `${formatReport(result)}\n` : `${JSON.stringify(result)}\n`);
-          setExit(result?.counts ? reportExitCode(result) : 0);
-        } catch (err) {
-          progress.done();
-          process.stderr.write(`job ${job.id} failed: ${terminalSafe((err as Error).message, { multiline: true })}\n`);
-          setExit(1);
-        } finally {
-          cancelCheck();
-        }
-      } finally {
-        await events?.close();
-        await Promise.all(Object.values(queues).map((x) => x.close()));
-        await r.stop();
-      }
-    });
+    .action(async (kind: string, location: string | undefined, o: Record<string, unknown>) => enqueue(globals(), kind, location, o, setExit));
+}
+
+/** The payload for `enqueue`, checked by the same schema the worker applies (jobs/payload.ts): refused here with the reason, not after queueing. */
+function enqueuePayload(kind: string, location: string | undefined, o: Record<string, unknown>): unknown {
+  const def = JOBS[kind];
+  if (!def) throw new OptionsError([`unknown job kind "${kind}" (known: ${Object.keys(JOBS).join(', ')})`]);
+  const data: Record<string, unknown> = o.name
+    ? kind.startsWith('import') ? { source: o.name } : kind === 'export-ics' ? { export: o.name } : { sync: o.name }
+    : { location, site: o.site, lang: o.lang, ...(o.window ? { window: o.window } : {}) };
+  const checked = def.payload.safeParse(data);
+  if (!checked.success) throw new OptionsError([`cannot enqueue ${kind}: ${checked.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`]);
+  return checked.data;
+}
+
+async function enqueue(g: GlobalOptions, kind: string, location: string | undefined, o: Record<string, unknown>, setExit: SetExit): Promise<void> {
+  const log = createLogger({ level: g.logLevel });
+  const config = loadCliConfig(g);
+  const payload = enqueuePayload(kind, location, o);
+  const queueName = (JOBS[kind] as { queue: QueueName }).queue;
+  const r = await inlineRedis(g, config, log, { required: true });
+  const queues = openQueues(r.url as string, g.prefix);
+  const queue = queues[queueName];
+  let events: QueueEvents | undefined;
+  try {
+    if (o.wait) {
+      // Subscribe before adding: QueueEvents only sees events after it starts (BullMQ docs).
+      events = new QueueEvents(queueName, { connection: bullConnection(r.url as string), prefix: g.prefix });
+      await events.waitUntilReady();
+    }
+    const job: Job = await queue.add(kind, payload);
+    process.stderr.write(`enqueued ${kind} job ${job.id} on queue "${queueName}"\n`);
+    if (!events) return;
+    const where = r.url && !(g.redis ?? process.env.REDIS_URL ?? config.redis) ? `the embedded Redis of ${config.dataDir}` : 'this Redis';
+    await followJob(job, queue, events, where, Boolean(o.json), setExit);
+  } finally {
+    await events?.close();
+    await Promise.all(Object.values(queues).map((x) => x.close()));
+    await r.stop();
+  }
+}
+
+/** Follows a job (and, for a planner, its flow) to its report, with progress on stderr. */
+async function followJob(job: Job, queue: Queue, events: QueueEvents, where: string, json: boolean, setExit: SetExit): Promise<void> {
+  const cancelCheck = warnIfNoWorker(queue, job, () =>
+    process.stderr.write(`no worker is listening on queue "${queue.name}" of ${where}: start \`calsync worker\` with the same config (or the same REDIS_URL); still waiting\n`),
+  );
+  const progress = new ProgressLine();
+  let units: (ReturnType<typeof planUnits> & { done: number }) | undefined;
+  events.on('progress', ({ jobId, data: p }) => {
+    if (jobId === job.id && p && typeof p === 'object') progress.update(p as never);
+  });
+  // After planning, progress is the share of the flow's chunk/page jobs completed.
+  events.on('completed', ({ jobId }) => {
+    if (units && jobId.startsWith(units.jobIdPrefix) && /-(page|chunk)-\d+$/.test(jobId)) progress.update({ phase: 'write (jobs)', done: ++units.done, total: units.total });
+  });
+  try {
+    // A planner (CSV import, sync) hands over to its flow: the report is the finish job's.
+    const result = (await waitForRun(job, queue, events, { onPlanned: (p) => (units = { ...planUnits(p), done: 0 }) })) as ReportJson;
+    progress.done();
+    process.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : result?.counts ? `${formatReport(result)}\n` : `${JSON.stringify(result)}\n`);
+    setExit(result?.counts ? reportExitCode(result) : 0);
+  } catch (err) {
+    progress.done();
+    process.stderr.write(`job ${job.id} failed: ${terminalSafe((err as Error).message, { multiline: true })}\n`);
+    setExit(1);
+  } finally {
+    cancelCheck();
+  }
 }
 
 function count(changes: { action: string }[], action: string): number {

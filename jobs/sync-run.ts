@@ -1,0 +1,35 @@
+import type { Job } from 'bullmq';
+import { JobStateMissingError } from '../src/queue/job-errors.ts';
+import type { CalsyncConfig } from '../src/config/schema.ts';
+import type { Language } from '../src/model/languages.ts';
+import type { JobDeps } from '../src/queue/job-definition.ts';
+import { keepRunLock, renewRunLock } from '../src/queue/run-lock.ts';
+import { runContext, type RunContext } from '../src/runs/context.ts';
+import { syncParams } from '../src/runs/options/sync-site.ts';
+import type { SyncParams } from '../src/runs/sync-site.ts';
+import { resolveSyncPayload, type RunRef } from './sync-payload.ts';
+
+/** Held from planning until sync-finish, renewed by every job of the run; expires if all workers die. */
+export const LOCK_TTL_MS = 10 * 60_000;
+
+/** The params of one language, with the window the planner resolved (relative dates must not drift between jobs). */
+export function paramsOf(ref: RunRef & { lang: Language }, config: CalsyncConfig): SyncParams {
+  const p = syncParams(resolveSyncPayload(ref.payload, config), config).find((x) => x.lang === ref.lang);
+  if (!p) throw new JobStateMissingError(`language ${ref.lang} is no longer part of this sync`);
+  return { ...p, window: { from: new Date(ref.window.from), to: new Date(ref.window.to) } };
+}
+
+export function syncJobContext(deps: JobDeps, job: Job, runId: string, logFields: Record<string, unknown>, signal?: AbortSignal): RunContext {
+  return runContext(deps, { runId, signal, logFields: { jobId: job.id, ...logFields } });
+}
+
+/** Runs `fn` holding (and renewing) the run's lock; a run whose lock was lost keeps going (its writes are idempotent). */
+export async function underLock<T>(deps: JobDeps, ref: RunRef, fn: () => Promise<T>): Promise<T> {
+  await renewRunLock(deps.redis, ref.lockKey, ref.runId, LOCK_TTL_MS);
+  const stop = keepRunLock(deps.redis, ref.lockKey, ref.runId, LOCK_TTL_MS);
+  try {
+    return await fn();
+  } finally {
+    stop();
+  }
+}

@@ -1,0 +1,74 @@
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { Origin } from '../src/model/draft.ts';
+import { ReportJson } from '../src/report/report.ts';
+import { readStored, readStoredIfAny, writeStored } from '../src/queue/stored.ts';
+import type { SyncPage, SyncPlan } from '../src/runs/sync-site.ts';
+
+/**
+ * Where a planned sync keeps its pages and plans in Redis, and the schemas they are read back
+ * with: `<prefix>:sync:<run id>:<lang>:page:<n>` and `…:<lang>:plan`, until sync-language deletes them.
+ */
+
+const PlannedUntouched = z.looseObject({ slug: z.string(), origin: Origin, untouched: z.number().int() });
+// The body is the site write the planner rendered: its shape is the writer's (src/write/body.ts);
+// checked here for what every body has, and passed on whole.
+const PlannedWrite = z.looseObject({
+  slug: z.string(),
+  origin: Origin,
+  body: z.looseObject({ title: z.string(), start_date: z.string(), end_date: z.string() }),
+  fp: z.string(),
+  notes: z.array(z.string()),
+  srcMod: z.string().optional(),
+  links: z.string().optional(),
+});
+export const StoredSyncPage = z.strictObject({ index: z.number().int().min(0), items: z.array(z.union([PlannedUntouched, PlannedWrite])) });
+
+/** What sync-language needs from the planner: what the source still has, and the planning's own report. */
+export const StoredSyncPlan = z.strictObject({ seen: z.array(z.string()), cancelled: z.array(z.string()), report: ReportJson });
+export type StoredSyncPlan = Pick<SyncPlan, 'seen' | 'cancelled'> & { report: ReportJson };
+
+export class SyncRunStore {
+  private readonly redis: Redis;
+  private readonly prefix: string;
+  private readonly runId: string;
+
+  constructor(redis: Redis, prefix: string, runId: string) {
+    this.redis = redis;
+    this.prefix = prefix;
+    this.runId = runId;
+  }
+
+  private key(lang: string, part: string): string {
+    return `${this.prefix}:sync:${this.runId}:${lang}:${part}`;
+  }
+
+  savePage(lang: string, page: SyncPage): Promise<void> {
+    return writeStored(this.redis, this.key(lang, `page:${page.index}`), page);
+  }
+
+  savePlan(lang: string, plan: StoredSyncPlan): Promise<void> {
+    return writeStored(this.redis, this.key(lang, 'plan'), plan);
+  }
+
+  async page(lang: string, i: number): Promise<SyncPage> {
+    const page = await readStored(this.redis, this.key(lang, `page:${i}`), StoredSyncPage, `page ${i} (${lang}) of sync run ${this.runId}`);
+    // Checked above for every field a planned event has; the body's full type is the writer's.
+    return page as unknown as SyncPage;
+  }
+
+  /** A page whose job failed: its events, if Redis still holds them. */
+  async pageIfAny(lang: string, i: number): Promise<SyncPage | undefined> {
+    const page = await readStoredIfAny(this.redis, this.key(lang, `page:${i}`), StoredSyncPage, `page ${i} (${lang}) of sync run ${this.runId}`);
+    return page as unknown as SyncPage | undefined;
+  }
+
+  plan(lang: string): Promise<StoredSyncPlan> {
+    return readStored(this.redis, this.key(lang, 'plan'), StoredSyncPlan, `the plan of sync run ${this.runId} (${lang})`);
+  }
+
+  /** Deletes a language's plan and pages once it is retired. */
+  async drop(lang: string, pages: number): Promise<void> {
+    await this.redis.del(this.key(lang, 'plan'), ...Array.from({ length: pages }, (_, i) => this.key(lang, `page:${i}`)));
+  }
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { parseWindow, resolveDateSpec } from '../../config/dates.ts';
+import type { CalsyncConfig, SyncConfig } from '../../config/schema.ts';
+import { resolveSite } from '../../config/sites.ts';
+import { Language, LANGUAGES } from '../../model/languages.ts';
+import type { SyncParams } from '../sync-site.ts';
+import { AdoptLinkedPolicy, OnEditPolicy, RetirePolicy } from './common.ts';
+
+/** The window of source events a sync copies unless told otherwise. */
+export const SYNC_WINDOW = { from: '-30d', to: '+365d' } as const;
+
+/** What a sync is configured with, wherever it is given (config sync, queue payload, CLI flags). */
+export const SyncFields = {
+  retire: RetirePolicy.default('keep'),
+  onEdit: OnEditPolicy.default('overwrite'),
+  adoptLinked: AdoptLinkedPolicy.default('link'),
+};
+
+export const SyncOptions = z.object({
+  from: z.string().min(1),
+  to: z.string().min(1),
+  fromNamespace: z.string().optional(),
+  toNamespace: z.string().optional(),
+  langs: z.union([z.literal('all'), z.array(Language).min(1)]).default(['en']),
+  window: z.string().default(`${SYNC_WINDOW.from}..${SYNC_WINDOW.to}`),
+  categories: z.array(z.union([z.string(), z.number()])).optional(),
+  tags: z.array(z.union([z.string(), z.number()])).optional(),
+  dryRun: z.boolean().default(false),
+  forceRetire: z.boolean().default(false),
+  ...SyncFields,
+});
+export type SyncOptions = z.infer<typeof SyncOptions>;
+
+/** The defaults, for the CLI's help text. */
+export const SYNC_DEFAULTS = SyncOptions.parse({ from: '-', to: '-' });
+
+/** One SyncParams per language: `all` means the languages both sites declare. */
+export function syncParams(o: SyncOptions, config?: CalsyncConfig): SyncParams[] {
+  const from = resolveSite(o.from, config, { namespace: o.fromNamespace });
+  const to = resolveSite(o.to, config, { namespace: o.toNamespace });
+  const langs = o.langs === 'all' ? LANGUAGES.filter((l) => from.languages.includes(l) && to.languages.includes(l)) : o.langs;
+  const window = /\.\./.test(o.window) ? parseWindow(o.window) : { from: resolveDateSpec(SYNC_WINDOW.from), to: resolveDateSpec(SYNC_WINDOW.to) };
+  return (langs.length ? langs : ['en' as const]).map((lang) => ({
+    from,
+    to,
+    lang,
+    window,
+    retire: o.retire,
+    onEdit: o.onEdit,
+    adoptLinked: o.adoptLinked,
+    categories: o.categories,
+    tags: o.tags,
+    dryRun: o.dryRun,
+    forceRetire: o.forceRetire,
+  }));
+}
+
+/** A config sync's options: no `languages` there means every language both sites declare. */
+export function syncOptionsFromConfig(s: SyncConfig): SyncOptions {
+  return SyncOptions.parse({ from: s.from, to: s.to, langs: s.languages ?? 'all', window: `${s.window.from}..${s.window.to}`, retire: s.retire, onEdit: s.onEdit, adoptLinked: s.adoptLinked });
+}
