@@ -9,6 +9,7 @@ import { InlineCredentialsError, MissingSecretError, UnknownSiteError } from '..
 import { CalsyncError } from '../../src/errors/calsync-error.ts';
 import { ERROR_CODES, ErrorCodeSchema, UnrecoverableCode, isErrorCode } from '../../src/errors/codes.ts';
 import { ArtifactWriteError, EventRenderError, ExportAbortedError, ExportError, ExportFetchError, ExportParamsError } from '../../src/export/errors.ts';
+import { StoredStateError } from '../../src/queue/stored.ts';
 import { CsvChunkMissingError, JobKindUnknownError, JobPayloadError, JobStateMissingError, UnknownConfigEntryError } from '../../src/queue/job-errors.ts';
 import { DateSpecError } from '../../src/config/dates.ts';
 import { RedisUnavailableError } from '../../src/queue/redis-server.ts';
@@ -46,6 +47,7 @@ const PURPOSEFUL: Record<string, () => Error> = {
   JobPayloadError: () => new JobPayloadError('import-ics', ['source: required']),
   JobStateMissingError: () => new JobStateMissingError('gone'),
   CsvChunkMissingError: () => new CsvChunkMissingError('gone'),
+  StoredStateError: () => new StoredStateError('run-state-invalid', 'k', 'not what the planner stored'),
   UnknownConfigEntryError: () => new UnknownConfigEntryError('no export named "x" in the config'),
   DateSpecError: () => new DateSpecError('"x" is not a date'),
   InlineCredentialsError: () => new InlineCredentialsError(),

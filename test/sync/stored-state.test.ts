@@ -1,4 +1,5 @@
-import { UnrecoverableError, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
+import { isUnrecoverableCode } from '../../src/errors/codes.ts';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncPageJob } from '../../jobs/sync-page.ts';
@@ -42,14 +43,15 @@ describe('a sync run\'s pages and plans in Redis', () => {
     for (const [read, what] of [[() => store.page('en', 0), 'not JSON'], [() => store.page('en', 1), 'items.0'], [() => store.plan('en'), 'seen']] as const) {
       const err = await read().then(() => undefined, (e: unknown) => e);
       expect(err).toBeInstanceOf(StoredStateError);
-      expect(err).toBeInstanceOf(UnrecoverableError);
-      expect((err as StoredStateError).code).toBe('calsync:stored-state-invalid');
+      expect((err as StoredStateError).code).toBe('run-state-invalid');
+      // The worker fails the job at once on this code (no retry can repair what Redis holds).
+      expect(isUnrecoverableCode((err as StoredStateError).code)).toBe(true);
       expect((err as Error).message).toContain(what);
       expect((err as Error).message).toContain('enqueue the run again');
     }
     const missing = await store.page('en', 9).then(() => undefined, (e: unknown) => e);
     expect(missing).toBeInstanceOf(StoredStateError);
-    expect((missing as StoredStateError).code).toBe('calsync:stored-state-missing');
+    expect((missing as StoredStateError).code).toBe('run-state-missing');
   });
 
   it('a sync-page job given a foreign page fails at once (unrecoverable), before writing anything', async () => {
