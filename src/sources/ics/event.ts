@@ -1,9 +1,9 @@
 import type { OrganizerDraft } from '../../model/draft.ts';
-import type { Prop } from './contentline.ts';
+import type { Prop } from '../../ical/contentline.ts';
 import { organizerFromProp } from './organizer.ts';
-import type { Component } from './parse.ts';
-import { parseRRule, type RRule } from './rrule.ts';
-import { decodeQuotedPrintable, splitTextList, unescapeText } from './text.ts';
+import type { Component } from '../../ical/parse.ts';
+import { parseRRule, type RRule } from '../../ical/rrule.ts';
+import { decodeQuotedPrintable, splitTextList, unescapeText } from '../../ical/text.ts';
 import {
   parseDuration,
   parsePeriodList,
@@ -12,7 +12,7 @@ import {
   tzidOf,
   type IcsDuration,
   type IcsTime,
-} from './values.ts';
+} from '../../ical/values.ts';
 import { parseGeo, type AppleLocation, type Geo } from './venue.ts';
 
 /**

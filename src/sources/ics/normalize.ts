@@ -21,13 +21,13 @@ import {
   type TimeContext,
 } from './expand.ts';
 import { IcsLimitError, IcsNotCalendarError } from './errors.ts';
-import { parseIcsText, type Component } from './parse.ts';
-import type { Budget } from './rrule.ts';
+import { parseIcsText, type Component } from '../../ical/parse.ts';
+import type { Budget } from '../../ical/rrule.ts';
 import { notCalendarKind } from './sniff.ts';
 import { looksLikeHtml, plainToHtml } from './text.ts';
 import { isUrlOnly, venueFromLocation } from './venue.ts';
-import { readVTimezone, type VTimezoneDef } from './vtimezone.ts';
-import { WarningList } from './warnings.ts';
+import { readVTimezone, type VTimezoneDef } from '../../ical/vtimezone.ts';
+import { WarningList } from '../../ical/warnings.ts';
 import { buildZoneContext } from './zones.ts';
 
 export interface IcsNormalizeOptions {

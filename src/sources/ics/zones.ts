@@ -7,7 +7,7 @@ import {
   resolveZoneName,
   windowsZoneToIana,
 } from '../../model/timezones.ts';
-import { fixedOffset, offsetSamples, type VTimezoneDef } from './vtimezone.ts';
+import { fixedOffset, offsetSamples, type VTimezoneDef } from '../../ical/vtimezone.ts';
 
 /**
  * Per-file TZID resolution: every TZID an event uses becomes an IANA zone, once (cached).

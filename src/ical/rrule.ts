@@ -1,4 +1,4 @@
-import { civilFromDays, daysFromCivil, daysInMonth, isLeapYear, weekdayOf } from '../../model/timezones.ts';
+import { civilFromDays, daysFromCivil, daysInMonth, isLeapYear, weekdayOf } from '../model/timezones.ts';
 import { parseTime, type IcsTime } from './values.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { daysFromCivil, type OffsetSample } from '../../model/timezones.ts';
+import { daysFromCivil, type OffsetSample } from '../model/timezones.ts';
 import type { Component } from './parse.ts';
 import { expandRule, parseRRule, type Budget, type RRule } from './rrule.ts';
 import { unescapeText } from './text.ts';

@@ -1,4 +1,4 @@
-import { daysFromCivil, secondsFromFields } from '../../model/timezones.ts';
+import { daysFromCivil, secondsFromFields } from '../model/timezones.ts';
 import type { Prop } from './contentline.ts';
 
 /**
