@@ -172,124 +172,163 @@ async function feedExists(dir: string, name: string): Promise<boolean> {
   return false;
 }
 
-export function createFeedHandler(opts: FeedHandlerOptions): FeedHandler {
-  const maxAge = opts.maxAgeSeconds ?? 300;
-  const cacheBytes = opts.cacheBytes ?? 16 * 1024 * 1024;
-  const cache = new Map<string, CachedFile>();
+/** What every request of one handler shares: options, the in-memory file cache and the metrics hook. */
+interface Served {
+  opts: FeedHandlerOptions;
+  maxAge: number;
+  cacheBytes: number;
+  cache: Map<string, CachedFile>;
+  hit: (name: string, lang: string, status: number) => void;
+}
 
-  const hit = (name: string, lang: string, status: number): void => {
-    try {
-      opts.onHit?.({ name, lang, status });
-    } catch {
-      // a metrics hook must not break serving
-    }
+/** Validators (and, up to `cacheBytes`, the bytes) of an open feed file; reused while the file is unchanged. */
+async function describeFile(sv: Served, path: string, fh: FileHandle, st: Stats): Promise<CachedFile> {
+  const identity = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  const known = sv.cache.get(path);
+  if (known?.identity === identity) return known;
+  let entry: CachedFile;
+  if (st.size <= sv.cacheBytes) {
+    const raw = await fh.readFile();
+    entry = { identity, etag: etagOf(createHash('sha256').update(raw).digest()), mtimeMs: st.mtimeMs, size: raw.length, raw };
+  } else {
+    const h = createHash('sha256');
+    for await (const chunk of fh.createReadStream({ start: 0, autoClose: false })) h.update(chunk as Buffer);
+    entry = { identity, etag: etagOf(h.digest()), mtimeMs: st.mtimeMs, size: st.size };
+  }
+  sv.cache.set(path, entry);
+  return entry;
+}
+
+/** The feed's file opened for reading, or undefined once a 404 has been sent (bad name, no such feed or language). */
+async function openFeed(sv: Served, req: http.IncomingMessage, res: http.ServerResponse, name: string, lang: string): Promise<{ fh: FileHandle; path: string } | undefined> {
+  if (!FEED_NAME.test(name) || !isLanguage(lang)) {
+    sv.hit(UNKNOWN, isLanguage(lang) ? lang : UNKNOWN, 404);
+    text(res, req, 404, `no feed at ${FEED_NAME.test(name) ? `/feeds/${name}/` : 'this address'}\n`);
+    return undefined;
+  }
+  const path = join(sv.opts.dir, feedFileName(name, lang));
+  try {
+    return { fh: await open(path, 'r'), path };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    sv.cache.delete(path);
+    const exists = await feedExists(sv.opts.dir, name);
+    sv.hit(exists ? name : UNKNOWN, lang, 404);
+    text(res, req, 404, exists ? `feed "${name}" has no "${lang}" language\n` : `feed "${name}" not found\n`);
+    return undefined;
+  }
+}
+
+function feedHeaders(file: CachedFile, gz: boolean, name: string, lang: string, maxAge: number): Record<string, string> {
+  return {
+    'Content-Type': 'text/calendar; charset=utf-8',
+    'Cache-Control': `public, max-age=${maxAge}`,
+    ETag: gz ? file.etag.replace(/"$/, '-gzip"') : file.etag,
+    'Last-Modified': new Date(file.mtimeMs).toUTCString(),
+    Vary: 'Accept-Encoding',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Disposition': `inline; filename="${name}.${lang}.ics"`,
   };
+}
 
-  async function describe(path: string, fh: FileHandle, st: Stats): Promise<CachedFile> {
-    const identity = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
-    const known = cache.get(path);
-    if (known?.identity === identity) return known;
-    let entry: CachedFile;
-    if (st.size <= cacheBytes) {
-      const raw = await fh.readFile();
-      entry = { identity, etag: etagOf(createHash('sha256').update(raw).digest()), mtimeMs: st.mtimeMs, size: raw.length, raw };
-    } else {
-      const h = createHash('sha256');
-      for await (const chunk of fh.createReadStream({ start: 0, autoClose: false })) h.update(chunk as Buffer);
-      entry = { identity, etag: etagOf(h.digest()), mtimeMs: st.mtimeMs, size: st.size };
-    }
-    cache.set(path, entry);
-    return entry;
+/** If-None-Match (either content coding's tag) wins over If-Modified-Since (RFC 9110 §13.2.2). */
+function isNotModified(req: http.IncomingMessage, file: CachedFile): boolean {
+  const inm = etagList(req.headers['if-none-match'] as string | undefined);
+  if (inm.length) {
+    const gzTag = file.etag.replace(/"$/, '-gzip"');
+    return inm.some((t) => t === '*' || t === file.etag || t === gzTag);
   }
+  const ims = Date.parse((req.headers['if-modified-since'] as string | undefined) ?? '');
+  // HTTP dates have whole seconds; the mtime has more.
+  return Number.isFinite(ims) && Math.floor(file.mtimeMs / 1000) * 1000 <= ims;
+}
 
-  async function serveFeed(req: http.IncomingMessage, res: http.ServerResponse, name: string, lang: string): Promise<void> {
-    if (!FEED_NAME.test(name) || !isLanguage(lang)) {
-      hit(UNKNOWN, isLanguage(lang) ? lang : UNKNOWN, 404);
-      return text(res, req, 404, `no feed at ${FEED_NAME.test(name) ? `/feeds/${name}/` : 'this address'}\n`);
+/** A 200: cached bytes (and their gzip, made once), or a large file streamed from the described descriptor. */
+async function sendFeed(req: http.IncomingMessage, res: http.ServerResponse, fh: FileHandle, file: CachedFile, gz: boolean, headers: Record<string, string>): Promise<void> {
+  if (file.raw) {
+    let body = file.raw;
+    if (gz) {
+      file.gz ??= await gzip(file.raw);
+      body = file.gz;
+      headers['Content-Encoding'] = 'gzip';
     }
-    const path = join(opts.dir, feedFileName(name, lang));
-    let fh: FileHandle;
-    try {
-      fh = await open(path, 'r');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      cache.delete(path);
-      const exists = await feedExists(opts.dir, name);
-      hit(exists ? name : UNKNOWN, lang, 404);
-      return text(res, req, 404, exists ? `feed "${name}" has no "${lang}" language\n` : `feed "${name}" not found\n`);
+    headers['Content-Length'] = String(body.length);
+    res.writeHead(200, headers);
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return;
+  }
+  if (gz) headers['Content-Encoding'] = 'gzip';
+  else headers['Content-Length'] = String(file.size);
+  res.writeHead(200, headers);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  const src = fh.createReadStream({ start: 0, autoClose: false });
+  try {
+    await (gz ? pipeline(src, createGzip(), res) : pipeline(src, res));
+  } catch {
+    // The status line is out: a subscriber that hung up (or a read error) can only end the
+    // connection; rethrowing would make the caller try to send a 500 on top.
+    res.destroy();
+  }
+}
+
+async function serveFeed(sv: Served, req: http.IncomingMessage, res: http.ServerResponse, name: string, lang: string): Promise<void> {
+  const opened = await openFeed(sv, req, res, name, lang);
+  if (!opened) return;
+  const { fh, path } = opened;
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) {
+      sv.hit(UNKNOWN, lang, 404);
+      return text(res, req, 404, `feed "${name}" not found\n`);
     }
-    try {
-      const st = await fh.stat();
-      if (!st.isFile()) {
-        hit(UNKNOWN, lang, 404);
-        return text(res, req, 404, `feed "${name}" not found\n`);
-      }
-      const file = await describe(path, fh, st);
-      const gz = acceptsGzip(req);
-      const etag = gz ? file.etag.replace(/"$/, '-gzip"') : file.etag;
-      const lastModified = new Date(file.mtimeMs).toUTCString();
-      const headers: Record<string, string> = {
-        'Content-Type': 'text/calendar; charset=utf-8',
-        'Cache-Control': `public, max-age=${maxAge}`,
-        ETag: etag,
-        'Last-Modified': lastModified,
-        Vary: 'Accept-Encoding',
-        'X-Content-Type-Options': 'nosniff',
-        'Content-Disposition': `inline; filename="${name}.${lang}.ics"`,
-      };
+    const file = await describeFile(sv, path, fh, st);
+    const gz = acceptsGzip(req);
+    const headers = feedHeaders(file, gz, name, lang, sv.maxAge);
+    if (isNotModified(req, file)) {
+      sv.hit(name, lang, 304);
+      res.writeHead(304, headers);
+      res.end();
+      return;
+    }
+    sv.hit(name, lang, 200);
+    await sendFeed(req, res, fh, file, gz, headers);
+  } finally {
+    await fh.close();
+  }
+}
 
-      const inm = etagList(req.headers['if-none-match'] as string | undefined);
-      let notModified: boolean;
-      if (inm.length) {
-        const base = file.etag;
-        const gzTag = file.etag.replace(/"$/, '-gzip"');
-        notModified = inm.some((t) => t === '*' || t === base || t === gzTag);
-      } else {
-        const ims = Date.parse((req.headers['if-modified-since'] as string | undefined) ?? '');
-        // HTTP dates have whole seconds; the mtime has more.
-        notModified = Number.isFinite(ims) && Math.floor(file.mtimeMs / 1000) * 1000 <= ims;
-      }
-      if (notModified) {
-        hit(name, lang, 304);
-        res.writeHead(304, headers);
-        res.end();
-        return;
-      }
+/** `GET /feeds/`: the feeds on disk with subscribe links, as HTML or (Accept: application/json) JSON. */
+async function serveListing(req: http.IncomingMessage, res: http.ServerResponse, opts: FeedHandlerOptions): Promise<void> {
+  const feeds = await listFeeds(opts.dir, baseUrl(req, opts.publicUrl));
+  const json = wantsJson(req);
+  const body = Buffer.from(json ? `${JSON.stringify({ feeds }, null, 2)}\n` : listingHtml(feeds), 'utf8');
+  res.writeHead(200, {
+    'Content-Type': json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8',
+    'Content-Length': String(body.length),
+    'Cache-Control': 'no-cache',
+    Vary: 'Accept',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
 
-      hit(name, lang, 200);
-      if (file.raw) {
-        let body = file.raw;
-        if (gz) {
-          file.gz ??= await gzip(file.raw);
-          body = file.gz;
-          headers['Content-Encoding'] = 'gzip';
-        }
-        headers['Content-Length'] = String(body.length);
-        res.writeHead(200, headers);
-        res.end(req.method === 'HEAD' ? undefined : body);
-        return;
-      }
-      // Large file: stream it from the descriptor that was described.
-      if (gz) headers['Content-Encoding'] = 'gzip';
-      else headers['Content-Length'] = String(file.size);
-      res.writeHead(200, headers);
-      if (req.method === 'HEAD') {
-        res.end();
-        return;
-      }
-      const src = fh.createReadStream({ start: 0, autoClose: false });
+export function createFeedHandler(opts: FeedHandlerOptions): FeedHandler {
+  const sv: Served = {
+    opts,
+    maxAge: opts.maxAgeSeconds ?? 300,
+    cacheBytes: opts.cacheBytes ?? 16 * 1024 * 1024,
+    cache: new Map(),
+    hit: (name, lang, status) => {
       try {
-        await (gz ? pipeline(src, createGzip(), res) : pipeline(src, res));
+        opts.onHit?.({ name, lang, status });
       } catch {
-        // The status line is out: a subscriber that hung up (or a read error) can only end the
-        // connection; rethrowing would make the caller try to send a 500 on top.
-        res.destroy();
+        // a metrics hook must not break serving
       }
-    } finally {
-      await fh.close();
-    }
-  }
-
+    },
+  };
   return async (req, res) => {
     const pathname = (req.url ?? '/').split('?')[0];
     if (pathname !== '/feeds' && !pathname.startsWith('/feeds/')) return false;
@@ -298,26 +337,16 @@ export function createFeedHandler(opts: FeedHandlerOptions): FeedHandler {
       return true;
     }
     if (pathname === '/feeds' || pathname === '/feeds/') {
-      const feeds = await listFeeds(opts.dir, baseUrl(req, opts.publicUrl));
-      const json = wantsJson(req);
-      const body = Buffer.from(json ? `${JSON.stringify({ feeds }, null, 2)}\n` : listingHtml(feeds), 'utf8');
-      res.writeHead(200, {
-        'Content-Type': json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8',
-        'Content-Length': String(body.length),
-        'Cache-Control': 'no-cache',
-        Vary: 'Accept',
-        'X-Content-Type-Options': 'nosniff',
-      });
-      res.end(req.method === 'HEAD' ? undefined : body);
+      await serveListing(req, res, opts);
       return true;
     }
     const m = /^\/feeds\/([^/]+)\/([^/]+)\.ics$/.exec(pathname);
     if (!m) {
-      hit(UNKNOWN, UNKNOWN, 404);
+      sv.hit(UNKNOWN, UNKNOWN, 404);
       text(res, req, 404, 'not found: feeds live at /feeds/<name>/<lang>.ics\n');
       return true;
     }
-    await serveFeed(req, res, m[1], m[2]);
+    await serveFeed(sv, req, res, m[1], m[2]);
     return true;
   };
 }

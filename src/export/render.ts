@@ -1,5 +1,6 @@
 import ical, { escape, foldLines, ICalCalendarMethod, ICalEvent, ICalEventStatus, type ICalEventData } from 'ical-generator';
 import { eventVenue, type EventRecord, type OrganizerRecord, type VenueRecord } from '../api/index.ts';
+import { parseDuration } from '../ical/values.ts';
 import { ExportParamsError } from './errors.ts';
 import { altHtml, hasMarkup, plainText, plainTitle } from './text.ts';
 import { eventTiming, wallSeconds } from './timing.ts';
@@ -56,14 +57,14 @@ export const DEFAULT_REFRESH_INTERVAL = 'PT1H';
  */
 const SEQUENCE_EPOCH = Date.UTC(2020, 0, 1) / 1000;
 
-/** ISO 8601 duration (`PT1H`, `P1D`, `P1W`, `PT90M`) → seconds; throws ExportParamsError. */
+/**
+ * ISO 8601 duration (`PT1H`, `P1D`, `P1W`, `PT90M`) → seconds; throws ExportParamsError. Read with the
+ * iCalendar DURATION grammar, kept to its unsigned upper-case form (what REFRESH-INTERVAL writes).
+ */
 export function durationSeconds(iso: string): number {
-  const m = /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/.exec(iso.trim());
-  if (!m || iso.trim().endsWith('T') || iso.trim() === 'P') {
-    throw new ExportParamsError('refreshInterval', `"${iso}" is not an ISO 8601 duration such as PT1H or P1D`);
-  }
-  const [, w, d, h, mi, s] = m.map((v) => (v === undefined ? 0 : Number(v)));
-  const total = (w as number) * 604_800 + (d as number) * 86_400 + (h as number) * 3600 + (mi as number) * 60 + (s as number);
+  const d = /^P[\dWDTHMS]*$/.test(iso.trim()) ? parseDuration(iso) : undefined;
+  if (!d) throw new ExportParamsError('refreshInterval', `"${iso}" is not an ISO 8601 duration such as PT1H or P1D`);
+  const total = d.days * 86_400 + d.seconds;
   if (total <= 0) throw new ExportParamsError('refreshInterval', `"${iso}" must be longer than zero`);
   return total;
 }

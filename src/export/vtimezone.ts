@@ -1,5 +1,8 @@
 import { tzlib_get_ical_block } from 'timezones-ical-library';
-import { civilFromDays, daysFromCivil, formatWall, offsetAt, weekdayOf } from '../model/timezones.ts';
+import { parseIcsText } from '../ical/parse.ts';
+import { formatLocalDateTime, formatUtcOffset } from '../ical/values.ts';
+import { onsets, readVTimezone, type Onset, type VTimezoneDef } from '../ical/vtimezone.ts';
+import { civilFromDays, daysFromCivil, offsetAt } from '../model/timezones.ts';
 
 /**
  * VTIMEZONE blocks, one per zone the feed's timed events use.
@@ -12,9 +15,11 @@ import { civilFromDays, daysFromCivil, formatWall, offsetAt, weekdayOf } from '.
  *
  * So every block is checked against the runtime's tzdata (Intl) over the years the events span,
  * one year either side (the range TEC uses): same offset at the start of the range and the same
- * transitions inside it. A block that passes is used with its TZID set to our name; otherwise the
- * block is built from the real transitions in the range (one STANDARD/DAYLIGHT per transition,
- * no RRULE, as TEC does). Either way, every DTSTART/DTEND in the feed resolves to the right instant.
+ * transitions inside it, the block read and its RRULEs evaluated by the same iCalendar grammar the
+ * import uses (src/ical/: component tree, VTIMEZONE reader, RRULE engine). A block that passes is
+ * used with its TZID set to our name; otherwise the block is built from the real transitions in the
+ * range (one STANDARD/DAYLIGHT per transition, no RRULE, as TEC does). Either way, every
+ * DTSTART/DTEND in the feed resolves to the right instant.
  */
 
 const DAY = 86_400;
@@ -27,97 +32,16 @@ export interface ZoneRange {
   maxSec: number;
 }
 
-interface Observance {
-  kind: 'STANDARD' | 'DAYLIGHT';
-  from: number;
-  to: number;
-  /** DTSTART as local seconds. */
-  start: number;
-  /** Yearly rule: month 1–12, nth weekday (negative counts from the end), weekday Monday = 0. */
-  rule?: { month: number; nth: number; weekday: number };
-}
+/** A change of offset: UTC seconds it happens at, offsets before and after (the grammar's Onset). */
+export type Transition = Onset;
 
-export interface Transition {
-  /** UTC seconds. */
-  at: number;
-  from: number;
-  to: number;
-}
+const yearOf = (sec: number): number => civilFromDays(Math.floor(sec / DAY)).y;
 
-const WEEKDAYS: Record<string, number> = { MO: 0, TU: 1, WE: 2, TH: 3, FR: 4, SA: 5, SU: 6 };
-
-function parseOffset(s: string): number | undefined {
-  const m = /^([+-])(\d{2})(\d{2})(\d{2})?$/.exec(s.trim());
-  if (!m) return undefined;
-  return (m[1] === '-' ? -1 : 1) * (+m[2] * 3600 + +m[3] * 60 + (m[4] ? +m[4] : 0));
-}
-
-function parseLocal(s: string): number | undefined {
-  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})$/.exec(s.trim());
-  if (!m) return undefined;
-  return daysFromCivil(+m[1], +m[2], +m[3]) * DAY + +m[4] * 3600 + +m[5] * 60 + +m[6];
-}
-
-/** Observances of a library block; undefined when it uses anything this checker cannot evaluate. */
-function parseObservances(block: string): Observance[] | undefined {
-  const out: Observance[] = [];
-  let cur: Partial<Observance> & { ok?: boolean } | undefined;
-  for (const line of block.split(/\r?\n/)) {
-    const m = /^(BEGIN|END):(STANDARD|DAYLIGHT)$/.exec(line);
-    if (m?.[1] === 'BEGIN') {
-      cur = { kind: m[2] as Observance['kind'] };
-      continue;
-    }
-    if (m?.[1] === 'END') {
-      if (!cur || cur.from === undefined || cur.to === undefined || cur.start === undefined) return undefined;
-      out.push(cur as Observance);
-      cur = undefined;
-      continue;
-    }
-    if (!cur) continue;
-    const i = line.indexOf(':');
-    const key = line.slice(0, i);
-    const value = line.slice(i + 1);
-    if (key === 'TZOFFSETFROM') cur.from = parseOffset(value);
-    else if (key === 'TZOFFSETTO') cur.to = parseOffset(value);
-    else if (key === 'DTSTART') cur.start = parseLocal(value);
-    else if (key === 'RRULE') {
-      const r = /^FREQ=YEARLY;BYMONTH=(\d{1,2});BYDAY=([+-]?\d)(MO|TU|WE|TH|FR|SA|SU)$/.exec(value);
-      if (!r) return undefined;
-      cur.rule = { month: +r[1], nth: +r[2], weekday: WEEKDAYS[r[3]] };
-    } else if (key === 'RDATE' || key === 'EXDATE') return undefined;
-  }
-  return out.length ? out : undefined;
-}
-
-/** Day number of the nth weekday of a month (nth < 0: from the end). */
-function nthWeekday(year: number, month: number, nth: number, weekday: number): number {
-  if (nth > 0) {
-    const first = daysFromCivil(year, month, 1);
-    return first + ((weekday - weekdayOf(first) + 7) % 7) + (nth - 1) * 7;
-  }
-  const nextMonth = month === 12 ? daysFromCivil(year + 1, 1, 1) : daysFromCivil(year, month + 1, 1);
-  const last = nextMonth - 1;
-  return last - ((weekdayOf(last) - weekday + 7) % 7) + (nth + 1) * 7;
-}
-
-/** Transitions a library block says happen up to `toSec` (all of them, sorted). */
-function blockTransitions(obs: Observance[], toSec: number): Transition[] {
-  const lastYear = civilFromDays(Math.floor(toSec / DAY)).y + 1;
-  const out: Transition[] = [];
-  for (const o of obs) {
-    if (!o.rule) {
-      out.push({ at: o.start - o.from, from: o.from, to: o.to });
-      continue;
-    }
-    const firstYear = civilFromDays(Math.floor(o.start / DAY)).y;
-    const timeOfDay = o.start - Math.floor(o.start / DAY) * DAY;
-    for (let y = firstYear; y <= lastYear; y++) {
-      const local = nthWeekday(y, o.rule.month, o.rule.nth, o.rule.weekday) * DAY + timeOfDay;
-      if (local >= o.start) out.push({ at: local - o.from, from: o.from, to: o.to });
-    }
-  }
-  return out.sort((a, b) => a.at - b.at);
+/** A library block read with the import's grammar; undefined when it holds no usable VTIMEZONE. */
+function readLibraryBlock(text: string): VTimezoneDef | undefined {
+  const root = parseIcsText(text).roots.find((c) => c.name === 'VTIMEZONE');
+  const def = root ? readVTimezone(root)[0] : undefined;
+  return def?.observances.length ? def : undefined;
 }
 
 /** The real transitions of `zone` in (fromSec, toSec], from the runtime's tzdata. */
@@ -146,9 +70,11 @@ export function zoneTransitions(zone: string, fromSec: number, toSec: number): T
 }
 
 /** Whether a library block gives the same offsets as tzdata over the whole range. */
-function blockMatches(obs: Observance[], zone: string, fromSec: number, toSec: number): boolean {
-  const predicted = blockTransitions(obs, toSec);
-  let offAtStart = predicted.length ? predicted[0].from : obs[0].to;
+function blockMatches(def: VTimezoneDef, zone: string, fromSec: number, toSec: number): boolean {
+  // A year either side: the onset in force at `fromSec` happened before it, and an onset up to 14 hours
+  // before `toSec` (UTC) can fall on the next year's wall clock.
+  const predicted = onsets(def, yearOf(fromSec) - 1, yearOf(toSec) + 1);
+  let offAtStart = predicted.length ? predicted[0].from : def.observances[0].to;
   for (const tr of predicted) {
     if (tr.at <= fromSec) offAtStart = tr.to;
     else break;
@@ -158,17 +84,6 @@ function blockMatches(obs: Observance[], zone: string, fromSec: number, toSec: n
   const real = zoneTransitions(zone, fromSec, toSec);
   if (inRange.length !== real.length) return false;
   return inRange.every((tr, i) => tr.at === real[i].at && tr.to === real[i].to);
-}
-
-function formatOffset(sec: number): string {
-  const sign = sec < 0 ? '-' : '+';
-  const a = Math.abs(sec);
-  const s = a % 60;
-  return `${sign}${String(Math.floor(a / 3600)).padStart(2, '0')}${String(Math.floor((a % 3600) / 60)).padStart(2, '0')}${s ? String(s).padStart(2, '0') : ''}`;
-}
-
-function basicLocal(sec: number): string {
-  return formatWall(sec).replace(/[-:]/g, '').replace(' ', 'T');
 }
 
 const abbrFormatters = new Map<string, Intl.DateTimeFormat>();
@@ -182,7 +97,7 @@ function tzName(zone: string, atSec: number, offset: number): string {
   }
   const name = f.formatToParts(new Date(atSec * 1000)).find((p) => p.type === 'timeZoneName')?.value ?? '';
   if (/^[A-Z]{2,6}$/.test(name) && !/^(GMT|UTC)$/.test(name)) return name;
-  const o = formatOffset(offset);
+  const o = formatUtcOffset(offset);
   return o.endsWith('00') && o.length === 5 ? o.slice(0, 3) : o;
 }
 
@@ -200,10 +115,10 @@ export function generatedBlock(zone: string, fromSec: number, toSec: number): st
     lines.push(
       `BEGIN:${kind}`,
       `TZNAME:${tzName(zone, at, to)}`,
-      `TZOFFSETFROM:${formatOffset(from)}`,
-      `TZOFFSETTO:${formatOffset(to)}`,
+      `TZOFFSETFROM:${formatUtcOffset(from)}`,
+      `TZOFFSETTO:${formatUtcOffset(to)}`,
       // A transition's DTSTART is the local time it happens at, read in the offset before it.
-      `DTSTART:${basicLocal(at + from)}`,
+      `DTSTART:${formatLocalDateTime(at + from)}`,
       `END:${kind}`,
     );
   };
@@ -238,8 +153,8 @@ export function vtimezone(zone: string, range: ZoneRange): VtimezoneResult {
   const lib = tzlib_get_ical_block(zone);
   const text = Array.isArray(lib) ? lib[0] : undefined;
   if (text) {
-    const obs = parseObservances(text);
-    if (obs && blockMatches(obs, zone, fromSec, toSec)) {
+    const def = readLibraryBlock(text);
+    if (def && blockMatches(def, zone, fromSec, toSec)) {
       const block = text
         .replace(/\r?\n/g, '\r\n')
         .trim()

@@ -137,7 +137,7 @@ describe('refresh interval', () => {
     expect(durationSeconds('P1D')).toBe(86_400);
     expect(durationSeconds('PT90M')).toBe(5400);
     expect(durationSeconds('P1W')).toBe(604_800);
-    for (const bad of ['P', 'PT', '1H', 'PT0S', 'every hour']) expect(() => durationSeconds(bad)).toThrow(ExportParamsError);
+    for (const bad of ['P', 'PT', '1H', 'PT0S', 'every hour', '-PT1H', 'pt1h', 'P1DT']) expect(() => durationSeconds(bad)).toThrow(ExportParamsError);
     expect(renderIcs([], { name: 'x', lang: 'en', siteHost: 'h', refreshInterval: 'PT90M' })).toContain('X-PUBLISHED-TTL:PT1H30M\r\n');
   });
 });

@@ -1,8 +1,8 @@
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { decodeIcs } from '../../src/sources/ics/index.ts';
-import { unfoldLines } from '../../src/sources/ics/lines.ts';
-import { parseContentLine } from '../../src/sources/ics/contentline.ts';
+import { unfoldLines } from '../../src/ical/lines.ts';
+import { parseContentLine } from '../../src/ical/contentline.ts';
 import { ics, run } from './helpers.ts';
 import { IcsNotCalendarError } from '../../src/sources/ics/errors.ts';
 

@@ -5,7 +5,7 @@ import { formatUtcIso, secondsFromFields, wallToUtc } from '../../src/model/time
 import { normalizeIcs, type IcsNormalizeOptions, type IcsSummary } from '../../src/sources/ics/index.ts';
 import { decodeIcs } from '../../src/sources/ics/decode.ts';
 import { readEvent, type RawEvent } from '../../src/sources/ics/event.ts';
-import { parseIcsText, type Component } from '../../src/sources/ics/parse.ts';
+import { parseIcsText, type Component } from '../../src/ical/parse.ts';
 
 /** The real-world corpus (third-party files under their own licences: test/fixtures/third-party/corpus/SOURCES.md). */
 export const CORPUS_DIR = new URL('../fixtures/third-party/corpus/ics/', import.meta.url);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseIcsText } from '../../src/sources/ics/parse.ts';
+import { parseIcsText } from '../../src/ical/parse.ts';
 
 /** One DESCRIPTION folded over `n` continuation lines (RFC folds: CRLF + one space). */
 function folded(n: number): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { slugFor } from '../../src/model/identity.ts';
 import { organizerFromProp } from '../../src/sources/ics/organizer.ts';
-import { parseContentLine } from '../../src/sources/ics/contentline.ts';
+import { parseContentLine } from '../../src/ical/contentline.ts';
 import { venueFromLocation } from '../../src/sources/ics/venue.ts';
 import { NO_TITLE } from '../../src/sources/ics/normalize.ts';
 import { ics, run, runCorpus } from './helpers.ts';

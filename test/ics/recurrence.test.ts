@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { daysFromCivil, formatWall } from '../../src/model/timezones.ts';
-import { expandRule, parseRRule } from '../../src/sources/ics/rrule.ts';
+import { expandRule, parseRRule } from '../../src/ical/rrule.ts';
 import { ics, run, runCorpus, startUtc } from './helpers.ts';
 
 /** Wall-clock instances of an RRULE from a floating DTSTART, up to a horizon year. */

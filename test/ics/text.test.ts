@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decodeQuotedPrintable,
-  looksLikeHtml,
-  plainToHtml,
-  splitTextList,
-  unescapeText,
-} from '../../src/sources/ics/text.ts';
+import { decodeQuotedPrintable, splitTextList, unescapeText } from '../../src/ical/text.ts';
+import { looksLikeHtml, plainToHtml } from '../../src/sources/ics/text.ts';
 import { sanitizeHtml } from '../../src/model/html.ts';
 import { corpusEvents, ics, run, runCorpus } from './helpers.ts';
 

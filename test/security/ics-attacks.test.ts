@@ -8,7 +8,7 @@ import { openFileCapped, FetchError } from '../../src/sources/fetch/index.ts';
 import { DEFAULT_MAX_BYTES } from '../../src/sources/fetch/options.ts';
 import { IcsLimitError } from '../../src/sources/ics/errors.ts';
 import { DEFAULT_MAX_OCCURRENCES_PER_FILE, normalizeIcs, type IcsNormalizeOptions } from '../../src/sources/ics/normalize.ts';
-import { MAX_WARNING_CHARS, MAX_WARNINGS } from '../../src/sources/ics/warnings.ts';
+import { MAX_WARNING_CHARS, MAX_WARNINGS } from '../../src/ical/warnings.ts';
 import { bytesOpen, opts as csvOpts } from '../csv/helpers.ts';
 
 /**

@@ -1,3 +1,4 @@
+import { escape } from 'ical-generator';
 import { tzlib_get_ical_block } from 'timezones-ical-library';
 import { civilFromDays, daysFromCivil } from '../../src/model/timezones.ts';
 import { prng as rng } from '../../src/util/random.ts';
@@ -45,10 +46,6 @@ function wall(day: number, minutes: number): string {
 function date(day: number): string {
   const { y, m, d } = civilFromDays(day);
   return `${pad(y, 4)}${pad(m)}${pad(d)}`;
-}
-
-function esc(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\n/g, '\\n');
 }
 
 /** Fold at 75 octets without splitting a character. */
@@ -111,11 +108,11 @@ export function generateIcsFeed(opts: GenerateIcsOptions): string {
     const title = `${pick(WORDS)} ${pick(WORDS).toLowerCase()} ${n}`;
     // Sized like real feeds: about 20 MB per 60k VEVENTs, not every property on every event.
     const desc = `${Array.from({ length: 2 + Math.floor(rand() * 5) }, () => pick(WORDS).toLowerCase()).join(' ')}.${rand() < 0.3 ? '\nEintritt frei, bitte anmelden' : ''}`;
-    const common = [`UID:${uid}`, 'DTSTAMP:20250101T000000Z', `SUMMARY:${esc(title)}`, `LOCATION:${esc(`${v.name}, ${v.street}, ${v.city}`)}`];
-    if (rand() < 0.6) common.push(`DESCRIPTION:${esc(desc)}`);
+    const common = [`UID:${uid}`, 'DTSTAMP:20250101T000000Z', `SUMMARY:${escape(title, false)}`, `LOCATION:${escape(`${v.name}, ${v.street}, ${v.city}`, false)}`];
+    if (rand() < 0.6) common.push(`DESCRIPTION:${escape(desc, false)}`);
     if (rand() < 0.4) common.push(`GEO:${v.lat.toFixed(4)};${v.lng.toFixed(4)}`);
     if (rand() < 0.5) common.push(`ORGANIZER;CN="${org.name}":mailto:${org.email}`);
-    if (rand() < 0.7) common.push(`CATEGORIES:${[pick(CATS), pick(CATS)].map(esc).join(',')}`);
+    if (rand() < 0.7) common.push(`CATEGORIES:${[pick(CATS), pick(CATS)].map((c) => escape(c, false)).join(',')}`);
     if (rand() < 0.2) common.push(`URL:https://example.org/e/${n}`);
     const minutes = 8 * 60 + Math.floor(rand() * 48) * 15;
     const len = 30 + Math.floor(rand() * 8) * 15;
@@ -128,7 +125,7 @@ export function generateIcsFeed(opts: GenerateIcsOptions): string {
       lines.push(rand() < 0.5 ? `RRULE:FREQ=WEEKLY;COUNT=${count}` : `RRULE:FREQ=WEEKLY;UNTIL=${wall(day + 7 * count, 0)}Z`);
       lines.push(`EXDATE;TZID=${zone}:${wall(day + 14, minutes)}`, 'END:VEVENT');
       // Override: the 4th instance moves one day later and gets a new title.
-      lines.push('BEGIN:VEVENT', ...common.map((l) => (l.startsWith('SUMMARY:') ? `SUMMARY:${esc(`${title} (verlegt)`)}` : l)),
+      lines.push('BEGIN:VEVENT', ...common.map((l) => (l.startsWith('SUMMARY:') ? `SUMMARY:${escape(`${title} (verlegt)`, false)}` : l)),
         `RECURRENCE-ID;TZID=${zone}:${wall(day + 21, minutes)}`, `DTSTART;TZID=${zone}:${wall(day + 22, minutes)}`,
         `DTEND;TZID=${zone}:${wall(day + 22, minutes + len)}`, 'SEQUENCE:1', 'END:VEVENT');
       written += 2;

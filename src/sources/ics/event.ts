@@ -1,9 +1,9 @@
 import type { OrganizerDraft } from '../../model/draft.ts';
-import type { Prop } from './contentline.ts';
+import type { Prop } from '../../ical/contentline.ts';
 import { organizerFromProp } from './organizer.ts';
-import type { Component } from './parse.ts';
-import { parseRRule, type RRule } from './rrule.ts';
-import { decodeQuotedPrintable, splitTextList, unescapeText } from './text.ts';
+import type { Component } from '../../ical/parse.ts';
+import { parseRRule, type RRule } from '../../ical/rrule.ts';
+import { decodeQuotedPrintable, splitTextList, unescapeText } from '../../ical/text.ts';
 import {
   parseDuration,
   parsePeriodList,
@@ -12,7 +12,7 @@ import {
   tzidOf,
   type IcsDuration,
   type IcsTime,
-} from './values.ts';
+} from '../../ical/values.ts';
 import { parseGeo, type AppleLocation, type Geo } from './venue.ts';
 
 /**
@@ -102,130 +102,120 @@ function appleLocation(p: Prop): AppleLocation {
   return { title: title || undefined, address: address || undefined, geo: geoMatch ? parseGeo(geoMatch[1]) : undefined };
 }
 
+/** Reads one property into the event; the first of most properties wins. */
+type PropReader = (e: RawEvent, p: Prop) => void;
+
+const invalidValue = (p: Prop, what: string): string => `line ${p.line}: invalid ${what} ${JSON.stringify(p.value)} ignored`;
+
+const TEXT_READERS: Record<string, PropReader> = {
+  UID: (e, p) => {
+    const v = p.value.trim();
+    if (v && e.uid === undefined) e.uid = v;
+  },
+  SUMMARY: (e, p) => void (e.summary ??= textValue(p)),
+  DESCRIPTION: (e, p) => void (e.description ??= textValue(p)),
+  'X-ALT-DESC': (e, p) => {
+    if (/html/i.test(p.params.FMTTYPE ?? '') && e.htmlDescription === undefined) e.htmlDescription = textValue(p);
+  },
+  LOCATION: (e, p) => void (e.location ??= textValue(p)),
+  CATEGORIES: (e, p) => {
+    for (const cat of splitTextList(p.value)) e.categories.push(cat);
+  },
+  STATUS: (e, p) => void (e.status = p.value.trim().toUpperCase()),
+  SEQUENCE: (e, p) => {
+    const n = parseInt(p.value, 10);
+    if (Number.isFinite(n)) e.sequence = n;
+  },
+};
+
+const TIME_READERS: Record<string, PropReader> = {
+  DTSTART: (e, p) => {
+    // Seen once DTSTART set either of them; a second DTSTART is damage.
+    if (e.dtstart !== undefined || e.dtstartProblem !== undefined) return void e.problems.push(`line ${p.line}: second DTSTART ignored`);
+    const t = p.noValue ? undefined : parseTimeProp(p);
+    if (t) e.dtstart = t;
+    else e.dtstartProblem = `invalid DTSTART ${JSON.stringify(p.value)} at line ${p.line}`;
+  },
+  DTEND: (e, p) => {
+    if (e.dtend) return;
+    const t = parseTimeProp(p);
+    if (t) e.dtend = t;
+    else e.problems.push(invalidValue(p, 'DTEND'));
+  },
+  DURATION: (e, p) => {
+    const d = parseDuration(p.value);
+    if (d) e.duration ??= d;
+    else e.problems.push(invalidValue(p, 'DURATION'));
+  },
+  'RECURRENCE-ID': (e, p) => {
+    const t = parseTimeProp(p);
+    if (t) e.recurrenceId = t;
+    else e.problems.push(invalidValue(p, 'RECURRENCE-ID'));
+    if (/^thisandfuture$/i.test(p.params.RANGE ?? '')) e.thisAndFuture = true;
+  },
+  'LAST-MODIFIED': (e, p) => {
+    const t = parseTimeProp(p);
+    if (t && t.kind !== 'date') e.lastModified = t.sec; // floating stamps read as UTC
+  },
+};
+
+function readRule(e: RawEvent, p: Prop): void {
+  const { rule, problems } = parseRRule(p.value);
+  for (const pr of problems) e.problems.push(`line ${p.line}: ${p.name} ${pr}`);
+  if (rule) (p.name === 'RRULE' ? e.rrules : e.exrules).push(rule);
+}
+
+const RECURRENCE_READERS: Record<string, PropReader> = {
+  RRULE: readRule,
+  EXRULE: readRule,
+  RDATE: (e, p) => {
+    let bad: string[];
+    if (/^period$/i.test(p.params.VALUE ?? '') || p.value.includes('/')) {
+      const { items, invalid } = parsePeriodList(p);
+      for (const it of items) e.rdates.push({ time: it.start, end: it.end, duration: it.duration });
+      bad = invalid;
+    } else {
+      const { times, invalid } = parseTimeList(p);
+      for (const t of times) e.rdates.push({ time: t });
+      bad = invalid;
+    }
+    if (bad.length) e.problems.push(`line ${p.line}: invalid RDATE value(s) ${bad.join(', ')} ignored`);
+  },
+  EXDATE: (e, p) => {
+    const { times, invalid } = parseTimeList(p);
+    e.exdates.push(...times);
+    if (invalid.length) e.problems.push(`line ${p.line}: invalid EXDATE value(s) ${invalid.join(', ')} ignored`);
+  },
+};
+
+const PLACE_AND_LINK_READERS: Record<string, PropReader> = {
+  GEO: (e, p) => {
+    e.geo ??= parseGeo(p.value);
+    if (!e.geo && p.value.trim()) e.problems.push(invalidValue(p, 'GEO'));
+  },
+  'X-APPLE-STRUCTURED-LOCATION': (e, p) => void (e.apple ??= appleLocation(p)),
+  ORGANIZER: (e, p) => void (e.organizer ??= organizerFromProp(p)),
+  URL: (e, p) => {
+    const v = p.value.trim();
+    if (v && e.url === undefined) e.url = v;
+  },
+  ATTACH: (e, p) => void (e.image ??= imageFrom(p)),
+  IMAGE: (e, p) => void (e.image ??= imageFrom(p)),
+  'X-WP-IMAGES-URL': (e, p) => void (e.image ??= wpImage(p.value)),
+};
+
+const READERS: Record<string, PropReader> = { ...TEXT_READERS, ...TIME_READERS, ...RECURRENCE_READERS, ...PLACE_AND_LINK_READERS };
+
 export function readEvent(c: Component, index: number): RawEvent {
   const e: RawEvent = {
     index, line: c.line, rrules: [], exrules: [], rdates: [], exdates: [], thisAndFuture: false, sequence: 0,
     categories: [], tzids: [], problems: [],
   };
-  let sawDtstart = false;
   for (const p of c.props) {
     const tz = tzidOf(p);
     if (tz !== undefined && !e.tzids.includes(tz)) e.tzids.push(tz);
-    switch (p.name) {
-      case 'UID': {
-        const v = p.value.trim();
-        if (v && e.uid === undefined) e.uid = v;
-        break;
-      }
-      case 'SUMMARY':
-        if (e.summary === undefined) e.summary = textValue(p);
-        break;
-      case 'DESCRIPTION':
-        if (e.description === undefined) e.description = textValue(p);
-        break;
-      case 'X-ALT-DESC':
-        if (/html/i.test(p.params.FMTTYPE ?? '') && e.htmlDescription === undefined) e.htmlDescription = textValue(p);
-        break;
-      case 'DTSTART': {
-        if (sawDtstart) {
-          e.problems.push(`line ${p.line}: second DTSTART ignored`);
-          break;
-        }
-        sawDtstart = true;
-        const t = p.noValue ? undefined : parseTimeProp(p);
-        if (t) e.dtstart = t;
-        else e.dtstartProblem = `invalid DTSTART ${JSON.stringify(p.value)} at line ${p.line}`;
-        break;
-      }
-      case 'DTEND': {
-        if (e.dtend) break;
-        const t = parseTimeProp(p);
-        if (t) e.dtend = t;
-        else e.problems.push(`line ${p.line}: invalid DTEND ${JSON.stringify(p.value)} ignored`);
-        break;
-      }
-      case 'DURATION': {
-        const d = parseDuration(p.value);
-        if (d) e.duration ??= d;
-        else e.problems.push(`line ${p.line}: invalid DURATION ${JSON.stringify(p.value)} ignored`);
-        break;
-      }
-      case 'RRULE':
-      case 'EXRULE': {
-        const { rule, problems } = parseRRule(p.value);
-        for (const pr of problems) e.problems.push(`line ${p.line}: ${p.name} ${pr}`);
-        if (rule) (p.name === 'RRULE' ? e.rrules : e.exrules).push(rule);
-        break;
-      }
-      case 'RDATE': {
-        if (/^period$/i.test(p.params.VALUE ?? '') || p.value.includes('/')) {
-          const { items, invalid } = parsePeriodList(p);
-          for (const it of items) e.rdates.push({ time: it.start, end: it.end, duration: it.duration });
-          if (invalid.length) e.problems.push(`line ${p.line}: invalid RDATE value(s) ${invalid.join(', ')} ignored`);
-        } else {
-          const { times, invalid } = parseTimeList(p);
-          for (const t of times) e.rdates.push({ time: t });
-          if (invalid.length) e.problems.push(`line ${p.line}: invalid RDATE value(s) ${invalid.join(', ')} ignored`);
-        }
-        break;
-      }
-      case 'EXDATE': {
-        const { times, invalid } = parseTimeList(p);
-        e.exdates.push(...times);
-        if (invalid.length) e.problems.push(`line ${p.line}: invalid EXDATE value(s) ${invalid.join(', ')} ignored`);
-        break;
-      }
-      case 'RECURRENCE-ID': {
-        const t = parseTimeProp(p);
-        if (t) e.recurrenceId = t;
-        else e.problems.push(`line ${p.line}: invalid RECURRENCE-ID ${JSON.stringify(p.value)} ignored`);
-        if (/^thisandfuture$/i.test(p.params.RANGE ?? '')) e.thisAndFuture = true;
-        break;
-      }
-      case 'STATUS':
-        e.status = p.value.trim().toUpperCase();
-        break;
-      case 'SEQUENCE': {
-        const n = parseInt(p.value, 10);
-        if (Number.isFinite(n)) e.sequence = n;
-        break;
-      }
-      case 'LOCATION':
-        if (e.location === undefined) e.location = textValue(p);
-        break;
-      case 'GEO':
-        e.geo ??= parseGeo(p.value);
-        if (!e.geo && p.value.trim()) e.problems.push(`line ${p.line}: invalid GEO ${JSON.stringify(p.value)} ignored`);
-        break;
-      case 'X-APPLE-STRUCTURED-LOCATION':
-        e.apple ??= appleLocation(p);
-        break;
-      case 'ORGANIZER':
-        e.organizer ??= organizerFromProp(p);
-        break;
-      case 'CATEGORIES':
-        for (const cat of splitTextList(p.value)) e.categories.push(cat);
-        break;
-      case 'URL': {
-        const v = p.value.trim();
-        if (v && e.url === undefined) e.url = v;
-        break;
-      }
-      case 'ATTACH':
-      case 'IMAGE':
-        e.image ??= imageFrom(p);
-        break;
-      case 'X-WP-IMAGES-URL':
-        e.image ??= wpImage(p.value);
-        break;
-      case 'LAST-MODIFIED': {
-        const t = parseTimeProp(p);
-        if (t && t.kind !== 'date') e.lastModified = t.sec; // floating stamps read as UTC
-        break;
-      }
-      default:
-    }
+    if (Object.hasOwn(READERS, p.name)) READERS[p.name](e, p);
   }
-  if (!sawDtstart) e.dtstartProblem = 'no DTSTART';
+  if (e.dtstart === undefined && e.dtstartProblem === undefined) e.dtstartProblem = 'no DTSTART';
   return e;
 }

@@ -6,8 +6,8 @@ import {
   wallToUtc,
 } from '../../model/timezones.ts';
 import type { RawEvent } from './event.ts';
-import { expandRule, type Budget, type RRule } from './rrule.ts';
-import type { IcsDuration, IcsTime } from './values.ts';
+import { expandRule, type Budget, type RRule } from '../../ical/rrule.ts';
+import type { IcsDuration, IcsTime } from '../../ical/values.ts';
 
 /**
  * Series expansion: DTSTART + RRULE(s) + RDATE - EXRULE - EXDATE - overridden instances, over a window,

@@ -1,9 +1,10 @@
 /**
  * ICS import: bytes -> EventDrafts (one per occurrence in a window) or failure items.
  *
- * Pipeline (one module each): decode.ts (encoding sniffing) -> lines.ts (unfolding) -> contentline.ts /
- * parse.ts (tolerant component tree) -> event.ts (typed VEVENT fields) -> zones.ts + vtimezone.ts
- * (TZID -> IANA) -> rrule.ts / expand.ts (recurrence over the window) -> normalize.ts (drafts), with
+ * Pipeline (one module each): decode.ts (encoding sniffing) -> the iCalendar grammar in src/ical/
+ * (lines.ts unfolding, contentline.ts, parse.ts tolerant component tree, values.ts, text.ts, rrule.ts,
+ * vtimezone.ts; the export reads VTIMEZONEs with the same modules) -> event.ts (typed VEVENT fields) ->
+ * zones.ts (TZID -> IANA) -> expand.ts (recurrence over the window) -> normalize.ts (drafts), with
  * venue.ts, organizer.ts and text.ts for the content fields.
  *
  * Parser choice: our own tokenizer and recurrence engine, not node-ical or ical.js. node-ical keys events

@@ -1,6 +1,6 @@
 import type { OrganizerDraft } from '../../model/draft.ts';
-import { parseContentLine, type Prop } from './contentline.ts';
-import { unescapeText } from './text.ts';
+import { parseContentLine, type Prop } from '../../ical/contentline.ts';
+import { unescapeText } from '../../ical/text.ts';
 
 /**
  * ORGANIZER -> organizer draft: name from CN (quotes, 'single quotes' and escapes removed), else the

@@ -1,4 +1,4 @@
-import type { Component } from './parse.ts';
+import type { Component } from '../../ical/parse.ts';
 import type { NotCalendarKind } from './errors.ts';
 
 /**

@@ -7,7 +7,7 @@ import {
   resolveZoneName,
   windowsZoneToIana,
 } from '../../model/timezones.ts';
-import { fixedOffset, offsetSamples, type VTimezoneDef } from './vtimezone.ts';
+import { fixedOffset, offsetSamples, type VTimezoneDef } from '../../ical/vtimezone.ts';
 
 /**
  * Per-file TZID resolution: every TZID an event uses becomes an IANA zone, once (cached).
@@ -43,7 +43,7 @@ function keyOf(tzid: string): string {
   return tzid.replace(/^"+|"+$/g, '').replace(/\\,/g, ',').trim().toLowerCase();
 }
 
-export function buildZoneContext(opts: {
+export interface ZoneContextOptions {
   vtimezones: VTimezoneDef[];
   xWrTimezone?: string;
   defaultTimezone: string;
@@ -51,30 +51,59 @@ export function buildZoneContext(opts: {
   usedTzids: Iterable<string>;
   /** A representative year (first event) for resolving VTIMEZONE-only zones. */
   refYear: number;
-}): ZoneContext {
-  const defs = new Map<string, VTimezoneDef>();
-  const defsLoose = new Map<string, VTimezoneDef>();
-  for (const d of opts.vtimezones) {
-    if (!defs.has(d.tzid)) defs.set(d.tzid, d);
-    const k = keyOf(d.tzid);
-    if (!defsLoose.has(k)) defsLoose.set(k, d);
-  }
-  const findDef = (tzid: string): VTimezoneDef | undefined => defs.get(tzid) ?? defsLoose.get(keyOf(tzid));
+}
 
-  // Zones named directly in the file, preferred when a custom VTIMEZONE has to be matched by rules.
+/** Zones named directly in the file (X-WR-TIMEZONE first), preferred when a custom VTIMEZONE has to be matched by rules. */
+function directZones(xwr: string | undefined, usedTzids: Iterable<string>): string[] {
   const direct: string[] = [];
-  const xwr = opts.xWrTimezone ? resolveZoneName(opts.xWrTimezone)?.zone : undefined;
   if (xwr) direct.push(xwr);
-  for (const t of opts.usedTzids) {
+  for (const t of usedTzids) {
     const r = resolveZoneName(t);
     if (r && (r.via === 'iana' || r.via === 'alias') && !direct.includes(r.zone)) direct.push(r.zone);
   }
+  return direct;
+}
 
-  const cache = new Map<string, ZoneResolution>();
-  const byRules = (def: VTimezoneDef, year: number, hint?: string): ZoneResolution | undefined => {
+/** Steps 1-4 of the order above, for one TZID in one year (uncached). */
+class TzidResolver {
+  private readonly defs = new Map<string, VTimezoneDef>();
+  private readonly defsLoose = new Map<string, VTimezoneDef>();
+  private readonly direct: string[];
+
+  constructor(vtimezones: VTimezoneDef[], direct: string[]) {
+    for (const d of vtimezones) {
+      if (!this.defs.has(d.tzid)) this.defs.set(d.tzid, d);
+      const k = keyOf(d.tzid);
+      if (!this.defsLoose.has(k)) this.defsLoose.set(k, d);
+    }
+    this.direct = direct;
+  }
+
+  resolve(tzid: string, year: number): ZoneResolution | undefined {
+    const named = resolveZoneName(tzid);
+    if (named && (named.via === 'iana' || named.via === 'alias')) return { zone: named.zone, how: named.via === 'iana' ? 'IANA' : `alias of ${named.zone}` };
+    const def = this.defs.get(tzid) ?? this.defsLoose.get(keyOf(tzid));
+    if (named && !def) return { zone: named.zone, how: named.via === 'windows' ? 'Windows zone name' : 'offset label' };
+    if (!def) return undefined;
+    if (named) {
+      const samples = offsetSamples(def, year);
+      if (!samples.length || samples.every(([t, o]) => offsetAt(named.zone, t) === o)) {
+        return { zone: named.zone, how: named.via === 'windows' ? 'Windows zone name (matches VTIMEZONE)' : 'offset label (matches VTIMEZONE)' };
+      }
+    }
+    const lic = def.licLocation ? canonicalZone(def.licLocation) : undefined;
+    if (lic) return { zone: lic, how: 'X-LIC-LOCATION' };
+    const r = this.byRules(def, year, windowsZoneToIana(tzid));
+    if (r) return r;
+    if (named) return { zone: named.zone, how: 'name (VTIMEZONE unusable)' };
+    return undefined;
+  }
+
+  /** The zone whose offsets match the VTIMEZONE's in `year`: `hint` and the file's own zones first. */
+  private byRules(def: VTimezoneDef, year: number, hint?: string): ZoneResolution | undefined {
     const samples = offsetSamples(def, year);
     if (!samples.length) return undefined;
-    const preferred = hint ? [hint, ...direct] : direct;
+    const preferred = hint ? [hint, ...this.direct] : this.direct;
     const fixed = fixedOffset(samples);
     if (fixed !== undefined) {
       for (const z of preferred) if (samples.every(([t, o]) => offsetAt(z, t) === o)) return { zone: z, how: `VTIMEZONE offsets (fixed), preferred ${z}` };
@@ -89,58 +118,35 @@ export function buildZoneContext(opts: {
       how: `VTIMEZONE rules, closest zone in ${year}`,
       warning: `TZID "${def.tzid}": no IANA zone has exactly its rules in ${year}; using ${m.zone} (${m.misses}/${m.samples} sample offsets differ)`,
     };
-  };
-
-  const resolveUncached = (tzid: string, year: number): ZoneResolution | undefined => {
-    const named = resolveZoneName(tzid);
-    if (named && (named.via === 'iana' || named.via === 'alias')) return { zone: named.zone, how: named.via === 'iana' ? 'IANA' : `alias of ${named.zone}` };
-    const def = findDef(tzid);
-    if (named && !def) return { zone: named.zone, how: named.via === 'windows' ? 'Windows zone name' : 'offset label' };
-    if (def) {
-      if (named) {
-        const samples = offsetSamples(def, year);
-        if (!samples.length || samples.every(([t, o]) => offsetAt(named.zone, t) === o)) {
-          return { zone: named.zone, how: named.via === 'windows' ? 'Windows zone name (matches VTIMEZONE)' : 'offset label (matches VTIMEZONE)' };
-        }
-      }
-      const lic = def.licLocation ? canonicalZone(def.licLocation) : undefined;
-      if (lic) return { zone: lic, how: 'X-LIC-LOCATION' };
-      const hint = windowsZoneToIana(tzid);
-      const r = byRules(def, year, hint);
-      if (r) return r;
-      if (named) return { zone: named.zone, how: 'name (VTIMEZONE unusable)' };
-    }
-    return undefined;
-  };
-
-  let calendarZone = resolveZoneName(opts.defaultTimezone)?.zone ?? 'UTC';
-  let calendarZoneHow = 'default';
-  const xwrResolved = opts.xWrTimezone ? (xwr ?? resolveUncached(opts.xWrTimezone, opts.refYear)?.zone) : undefined;
-  if (xwrResolved) {
-    calendarZone = xwrResolved;
-    calendarZoneHow = 'X-WR-TIMEZONE';
-  } else {
-    const zones = new Set<string>();
-    for (const d of opts.vtimezones) {
-      const r = resolveUncached(d.tzid, opts.refYear);
-      zones.add(r ? r.zone : `?${d.tzid}`);
-    }
-    if (zones.size === 1) {
-      const z = [...zones][0];
-      if (!z.startsWith('?')) {
-        calendarZone = z;
-        calendarZoneHow = 'the only VTIMEZONE';
-      }
-    }
   }
+}
 
+/** X-WR-TIMEZONE, else the zone of the file's one VTIMEZONE (all its TZIDs resolving alike), else the default. */
+function calendarZoneOf(opts: ZoneContextOptions, xwr: string | undefined, resolver: TzidResolver): { zone: string; how: string } {
+  const xwrResolved = opts.xWrTimezone ? (xwr ?? resolver.resolve(opts.xWrTimezone, opts.refYear)?.zone) : undefined;
+  if (xwrResolved) return { zone: xwrResolved, how: 'X-WR-TIMEZONE' };
+  const zones = new Set<string>();
+  for (const d of opts.vtimezones) {
+    const r = resolver.resolve(d.tzid, opts.refYear);
+    zones.add(r ? r.zone : `?${d.tzid}`);
+  }
+  const only = zones.size === 1 ? [...zones][0] : undefined;
+  if (only && !only.startsWith('?')) return { zone: only, how: 'the only VTIMEZONE' };
+  return { zone: resolveZoneName(opts.defaultTimezone)?.zone ?? 'UTC', how: 'default' };
+}
+
+export function buildZoneContext(opts: ZoneContextOptions): ZoneContext {
+  const xwr = opts.xWrTimezone ? resolveZoneName(opts.xWrTimezone)?.zone : undefined;
+  const resolver = new TzidResolver(opts.vtimezones, directZones(xwr, opts.usedTzids));
+  const { zone: calendarZone, how: calendarZoneHow } = calendarZoneOf(opts, xwr, resolver);
+  const cache = new Map<string, ZoneResolution>();
   return {
     calendarZone,
     calendarZoneHow,
     resolve(tzid: string, atSec: number): ZoneResolution {
       let hit = cache.get(tzid);
       if (hit === undefined) {
-        hit = resolveUncached(tzid, civilFromDays(Math.floor(atSec / 86_400)).y) ?? {
+        hit = resolver.resolve(tzid, civilFromDays(Math.floor(atSec / 86_400)).y) ?? {
           zone: calendarZone,
           how: 'unknown TZID',
           warning: `unknown TZID "${tzid}" (no VTIMEZONE, not IANA or Windows): times read in ${calendarZone}`,

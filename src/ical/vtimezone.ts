@@ -1,4 +1,4 @@
-import { daysFromCivil, type OffsetSample } from '../../model/timezones.ts';
+import { daysFromCivil, type OffsetSample } from '../model/timezones.ts';
 import type { Component } from './parse.ts';
 import { expandRule, parseRRule, type Budget, type RRule } from './rrule.ts';
 import { unescapeText } from './text.ts';
@@ -61,13 +61,18 @@ export function readVTimezone(c: Component): VTimezoneDef[] {
   return (tzids.length ? tzids : ['']).map((tzid) => ({ tzid, ...base }));
 }
 
-interface Onset {
+/** A change of offset: the UTC instant it happens at, and the offsets before and after it (seconds). */
+export interface Onset {
   at: number;
   from: number;
   to: number;
 }
 
-function onsets(def: VTimezoneDef, fromYear: number, toYear: number): Onset[] {
+/**
+ * Every onset of the block's observances from `fromYear` to `toYear` (rule instances outside those years
+ * may be skipped; one-off observances and RDATEs are all listed), sorted by instant.
+ */
+export function onsets(def: VTimezoneDef, fromYear: number, toYear: number): Onset[] {
   const lo = daysFromCivil(fromYear, 1, 1) * 86_400;
   const hi = daysFromCivil(toYear + 1, 1, 1) * 86_400;
   const out: Onset[] = [];

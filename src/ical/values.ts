@@ -1,4 +1,4 @@
-import { daysFromCivil, secondsFromFields } from '../../model/timezones.ts';
+import { daysFromCivil, formatWall, secondsFromFields } from '../model/timezones.ts';
 import type { Prop } from './contentline.ts';
 
 /**
@@ -113,4 +113,18 @@ export function parseUtcOffset(value: string): number | undefined {
   if (!m) return undefined;
   const s = +m[2] * 3600 + +m[3] * 60 + (m[4] ? +m[4] : 0);
   return m[1] === '-' ? -s : s;
+}
+
+const pad2 = (n: number): string => String(n).padStart(2, '0');
+
+/** Seconds -> UTC-OFFSET as written: `+0100`, `-0330`, and `+004430` when there are seconds. */
+export function formatUtcOffset(sec: number): string {
+  const a = Math.abs(sec);
+  const s = a % 60;
+  return `${sec < 0 ? '-' : '+'}${pad2(Math.floor(a / 3600))}${pad2(Math.floor((a % 3600) / 60))}${s ? pad2(s) : ''}`;
+}
+
+/** Local (wall-clock) seconds -> a floating DATE-TIME: `20250330T020000`. */
+export function formatLocalDateTime(sec: number): string {
+  return formatWall(sec).replace(/[-:]/g, '').replace(' ', 'T');
 }

@@ -1,0 +1,175 @@
+import { cleanOrganizer, cleanVenue } from '../../model/clean.ts';
+import type { EventDraft, TermDraft } from '../../model/draft.ts';
+import { plainText, sanitizeHtml } from '../../model/html.ts';
+import { formatDay, formatUtcIso, formatWall, utcToWall } from '../../model/timezones.ts';
+import { label } from './accounting.ts';
+import type { RawEvent } from './event.ts';
+import type { Frame, Occ } from './expand.ts';
+import { looksLikeHtml, plainToHtml } from './text.ts';
+import { isUrlOnly, venueFromLocation } from './venue.ts';
+
+/**
+ * A VEVENT's content fields (title, description, venue, organizer, terms, links) and the draft of one
+ * occurrence built from them. Content depends only on the VEVENT (and the master an override inherits
+ * from), never on the occurrence: computed once per VEVENT, shared by all its drafts.
+ */
+
+/** What a VEVENT without SUMMARY is called (RFC 5545 makes SUMMARY optional; calendar apps show this). */
+export const NO_TITLE = '(No title)';
+const DAY = 86_400;
+
+export interface Content {
+  title: string;
+  description?: string;
+  image?: string;
+  website?: string;
+  venue?: EventDraft['venue'];
+  organizers: EventDraft['organizers'];
+  categories: TermDraft[];
+  cancelled: boolean;
+  sourceModified?: string;
+}
+
+function cleanTitle(s: string | undefined): string | undefined {
+  const t = s === undefined ? undefined : plainText(s.normalize('NFC')).replace(/\s+/g, ' ').trim();
+  return t || undefined;
+}
+
+function descriptionHtml(e: RawEvent): string | undefined {
+  if (e.htmlDescription) {
+    // Some writers double-escape (`\\n`): a literal backslash-n in markup is never content.
+    const h = sanitizeHtml(e.htmlDescription.replace(/\\n/g, '\n').normalize('NFC'));
+    if (h) return h;
+  }
+  const d = e.description?.normalize('NFC').trim();
+  if (!d) return undefined;
+  if (looksLikeHtml(d)) return sanitizeHtml(d) || undefined;
+  return plainToHtml(d);
+}
+
+function absoluteUrl(u: string | undefined, base: string): string | undefined {
+  if (!u) return undefined;
+  try {
+    const abs = /^https?:\/\//i.test(base) ? new URL(u, base) : new URL(u);
+    return abs.protocol === 'http:' || abs.protocol === 'https:' ? abs.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function terms(names: string[]): TermDraft[] {
+  const seen = new Set<string>();
+  const out: TermDraft[] = [];
+  for (const n of names) {
+    const name = n.normalize('NFC').replace(/\s+/g, ' ').trim();
+    const k = name.toLowerCase();
+    if (!name || seen.has(k)) continue;
+    seen.add(k);
+    out.push({ name });
+  }
+  return out;
+}
+
+/** Content per VEVENT, computed on first use; a missing SUMMARY is warned about then. */
+export class ContentCache {
+  private readonly contents = new Map<RawEvent, Content>();
+  // Feeds repeat a handful of places thousands of times: one venue object per distinct place.
+  private readonly venues = new Map<string, EventDraft['venue']>();
+
+  /** File name or URL: the base of relative URLs. */
+  private readonly source: string;
+  private readonly warn: (w: string) => void;
+
+  constructor(source: string, warn: (w: string) => void) {
+    this.source = source;
+    this.warn = warn;
+  }
+
+  /** The content of `e`; `base` is the master an override inherits missing properties from. */
+  of(e: RawEvent, base: RawEvent | undefined): Content {
+    let c = this.contents.get(e);
+    if (!c) {
+      c = this.read(e, base);
+      this.contents.set(e, c);
+    }
+    return c;
+  }
+
+  private read(e: RawEvent, base: RawEvent | undefined): Content {
+    let title = cleanTitle(e.summary) ?? cleanTitle(base?.summary);
+    if (!title) {
+      title = NO_TITLE;
+      this.warn(`${label(e)}: no SUMMARY; imported as "${NO_TITLE}"`);
+    }
+    const pick = <K extends keyof RawEvent>(k: K): RawEvent[K] | undefined => e[k] ?? base?.[k];
+    const location = pick('location')?.trim() ? pick('location') : undefined;
+    let website = absoluteUrl(pick('url')?.trim(), this.source);
+    if (!website && location && isUrlOnly(location)) website = absoluteUrl(location.trim(), this.source);
+    const lm = pick('lastModified');
+    return {
+      title,
+      description: descriptionHtml(e.description !== undefined || e.htmlDescription !== undefined || !base ? e : base),
+      image: pick('image'),
+      website,
+      venue: this.venueOf(location, pick('geo'), pick('apple')),
+      organizers: pick('organizer') ? [cleanOrganizer(pick('organizer'))].filter((o) => o !== undefined) : [],
+      categories: terms((e.categories.length ? e.categories : (base?.categories ?? [])).map(plainText)),
+      cancelled: e.status === 'CANCELLED' || (e.status === undefined && base?.status === 'CANCELLED'),
+      sourceModified: lm !== undefined ? formatUtcIso(lm) : undefined,
+    };
+  }
+
+  private venueOf(location: string | undefined, geo: RawEvent['geo'], apple: RawEvent['apple']): EventDraft['venue'] {
+    const k = JSON.stringify([location, geo, apple]);
+    if (!this.venues.has(k)) this.venues.set(k, cleanVenue(venueFromLocation(location, geo, apple)));
+    return this.venues.get(k);
+  }
+}
+
+/** One placed occurrence -> the draft's time fields. */
+function wallFields(o: Occ, f: Frame): { timezone: string; all_day: boolean; start_date: string; end_date: string } {
+  if (f.kind === 'date') {
+    const startDay = Math.floor(o.local / DAY);
+    const lastDay = startDay + Math.max(1, o.span.days) - 1;
+    return { timezone: f.outZone, all_day: true, start_date: `${formatDay(startDay)} 00:00:00`, end_date: `${formatDay(lastDay)} 23:59:59` };
+  }
+  if (f.kind === 'floating') return { timezone: f.outZone, all_day: false, start_date: formatWall(o.local), end_date: formatWall(o.endLocal) };
+  return { timezone: f.outZone, all_day: false, start_date: formatWall(utcToWall(f.outZone, o.utc)), end_date: formatWall(utcToWall(f.outZone, o.endUtc)) };
+}
+
+/** Where an occurrence's draft comes from and how it is filed. */
+export interface DraftPlace {
+  e: RawEvent;
+  o: Occ;
+  f: Frame;
+  identity: string;
+  /** The instance key of a series occurrence; undefined for a single event. */
+  occurrence: string | undefined;
+  source: string;
+  status: string | undefined;
+  asTags: boolean;
+}
+
+/** The draft of one occurrence: the VEVENT's content at the occurrence's times. */
+export function occurrenceDraft(c: Content, p: DraftPlace): EventDraft {
+  const w = wallFields(p.o, p.f);
+  return {
+    identity: p.identity,
+    title: c.title,
+    description: c.description,
+    status: p.status,
+    timezone: w.timezone,
+    all_day: w.all_day,
+    start_date: w.start_date,
+    end_date: w.end_date,
+    image: c.image,
+    website: c.website,
+    categories: p.asTags ? [] : c.categories,
+    tags: p.asTags ? c.categories : [],
+    venue: c.venue,
+    organizers: c.organizers,
+    cancelled: c.cancelled,
+    sourceModified: c.sourceModified,
+    origin: { source: p.source, line: p.e.line, uid: p.e.uid, occurrence: p.occurrence },
+  };
+}
