@@ -196,7 +196,8 @@ function terms(names: string[]): TermDraft[] {
     seen.add(k);
     out.push({ name });
   }
-  return out;
+  // Exact size: a pushed-to array keeps room for 17, and this one lives as long as the drafts.
+  return out.length ? out.slice() : out;
 }
 
 /** One placed occurrence -> the draft's time fields. */
