@@ -6,7 +6,7 @@ import { generateIcsFeed } from '../test/support/generate-ics.ts';
 import { normalizeIcs } from '../src/sources/ics/index.ts';
 import { mapConcurrent } from '../src/util/pool.ts';
 import { benchRedis, PASSWORD, sandboxProcess, staticServer, USER } from './env.ts';
-import { inChild, round, timed, type Scenario } from './lib.ts';
+import { inChild, round, timed, withCpuShares, type Scenario } from './lib.ts';
 
 const AUTH = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
 
@@ -40,8 +40,10 @@ export async function runImportIcsBench(opts: { events?: number; bigFeedMb?: num
   const feed = await staticServer(ics);
   const out: Scenario[] = [];
   try {
-    const ceiling = await rawUpsertRate(sandbox.url);
+    const raw = await withCpuShares(sandbox.child.pid, () => rawUpsertRate(sandbox.url));
+    const ceiling = raw.value;
     out.push({ name: 'sandbox raw by-slug upsert (ceiling), c=8', figure: round(ceiling, 0), unit: 'req/s' });
+    out.push({ name: 'raw upsert: sandbox process CPU (cores busy)', figure: raw.childShare ?? NaN, unit: 'cores', reference: `bench process ${raw.selfShare} cores` });
 
     const window = { from: new Date('2025-01-01T00:00:00Z'), to: new Date('2026-06-30T00:00:00Z') };
     const site = resolveSite(sandbox.url, undefined, { env: { CALSYNC_USER: USER, CALSYNC_PASSWORD: PASSWORD } });
@@ -52,10 +54,11 @@ export async function runImportIcsBench(opts: { events?: number; bigFeedMb?: num
     const parse = await timed(async () => normalizeIcs(new TextEncoder().encode(ics), { sourceKey: 'bench', sourceName: 'bench', window }));
     const occurrences = parse.value.summary.occurrences;
     await sandbox.resetStats();
-    const first = await timed(() => runIcsImport(params, { redis }));
+    const first = await withCpuShares(sandbox.child.pid, () => runIcsImport(params, { redis }));
     const created = first.value.counts.events.created;
     const rate = created / (first.ms / 1000);
     out.push({ name: `ICS import end-to-end (${created} events from ${vevents} VEVENTs, 5 zones, 10% weekly series)`, figure: round(rate, 0), unit: 'events/s', reference: 'raw upsert ceiling', ratio: round(rate / ceiling, 2) });
+    out.push({ name: 'ICS import: sandbox process CPU (cores busy)', figure: first.childShare ?? NaN, unit: 'cores', reference: `calsync process ${first.selfShare} cores (main + parser thread)` });
     const requestsPerEvent = (await sandbox.stats()).total / created;
     out.push({ name: 'ICS import: site requests per new event (incl. terms, venues, organizers)', figure: round(requestsPerEvent, 2), unit: 'req/event' });
     await sandbox.resetStats();
@@ -67,9 +70,11 @@ export async function runImportIcsBench(opts: { events?: number; bigFeedMb?: num
 
     const bigMb = opts.bigFeedMb ?? 20;
     if (bigMb <= 0) return out;
-    const big = await inChild<{ mb: number; ms: number; rss: number; occurrences: number; baselineRss: number }>('./ics-parse-child.ts', [String(bigMb)]);
-    out.push({ name: `parse+normalize a ${big.mb} MB feed (${big.occurrences} occurrences)`, figure: round(big.ms / 1000, 2), unit: 's' });
+    const big = await inChild<{ mb: number; ms: number; cpuMs: number; rss: number; occurrences: number; baselineRss: number }>('./ics-parse-child.ts', [String(bigMb)]);
+    out.push({ name: `parse+normalize a ${big.mb} MB feed (${big.occurrences} occurrences)`, figure: round(big.ms / 1000, 2), unit: 's', reference: `its CPU time ${round(big.cpuMs / 1000, 2)} s`, ratio: round(big.cpuMs / big.ms, 2) });
     out.push({ name: `parse+normalize ${big.mb} MB: peak RSS`, figure: big.rss, unit: 'MiB', reference: `RSS before parsing ${big.baselineRss} MiB`, ratio: round(big.rss / big.baselineRss, 2) });
+    const growth = round(big.rss - big.baselineRss, 1);
+    out.push({ name: `parse+normalize ${big.mb} MB: peak RSS growth over the RSS before parsing`, figure: growth, unit: 'MiB', reference: `file ${big.mb} MiB`, ratio: round(growth / big.mb, 2) });
   } finally {
     await feed.close();
     await redis.quit();

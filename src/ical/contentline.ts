@@ -25,20 +25,36 @@ function caret(s: string): string {
 
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
-export function parseContentLine(text: string, line: number): Prop | undefined {
+/**
+ * Property names as written -> upper-cased, shared by every line of one file (a parse passes one in):
+ * a big feed repeats the same dozen names hundreds of thousands of times, and one string each is memory
+ * for nothing. Bounded, so a file of unique names cannot grow it without limit.
+ */
+export type NameCache = Map<string, string>;
+const MAX_NAMES = 512;
+
+function upperName(raw: string, names: NameCache | undefined): string {
+  let n = names?.get(raw);
+  if (n !== undefined) return n;
+  n = raw.trim().toUpperCase();
+  if (names && names.size < MAX_NAMES) names.set(raw, n);
+  return n;
+}
+
+export function parseContentLine(text: string, line: number, names?: NameCache): Prop | undefined {
   // Fast path for the common `NAME:value` line without parameters.
   const colon = text.indexOf(':');
   if (colon > 0) {
     const semi = text.indexOf(';');
     if (semi < 0 || semi > colon) {
-      const name = text.slice(0, colon).trim().toUpperCase();
+      const name = upperName(text.slice(0, colon), names);
       return name ? { name, params: NO_PARAMS, value: text.slice(colon + 1), line } : undefined;
     }
   }
   const n = text.length;
   let i = 0;
   while (i < n && text[i] !== ';' && text[i] !== ':') i++;
-  const name = text.slice(0, i).trim().toUpperCase();
+  const name = upperName(text.slice(0, i), names);
   if (!name) return undefined;
   const params: Record<string, string> = {};
   let noValue = false;

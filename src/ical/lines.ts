@@ -128,9 +128,50 @@ class Pending {
   }
 }
 
-export function unfoldLines(text: string): UnfoldResult {
-  const physical = text.split(/\r\n|\n|\r/);
-  const lines: LogicalLine[] = [];
+/** What unfolding found besides the lines themselves (see UnfoldResult). */
+export type UnfoldStats = Omit<UnfoldResult, 'lines'>;
+
+/**
+ * Physical lines of `text`, split at CRLF, LF or CR exactly as `text.split(/\r\n|\n|\r/)` would, but
+ * one at a time: a 20 MB feed has 600k lines, and an array of them all (plus an array of the logical
+ * lines) was a large share of the parser's peak memory.
+ */
+class PhysicalLines {
+  private pos = 0;
+  /** Next LF / CR at or after `pos` (Infinity: none left); each is searched for again only once passed. */
+  private lf = -1;
+  private cr = -1;
+  private done = false;
+  private readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  next(): string | undefined {
+    if (this.done) return undefined;
+    const t = this.text;
+    const from = this.pos;
+    if (this.lf < from) this.lf = indexOr(t, '\n', from);
+    if (this.cr < from) this.cr = indexOr(t, '\r', from);
+    const end = Math.min(this.lf, this.cr);
+    if (end === Infinity) {
+      this.done = true;
+      return t.slice(from);
+    }
+    this.pos = end + (end === this.cr && this.lf === end + 1 ? 2 : 1);
+    return t.slice(from, end);
+  }
+}
+
+function indexOr(t: string, c: string, from: number): number {
+  const k = t.indexOf(c, from);
+  return k < 0 ? Infinity : k;
+}
+
+/** Calls `onLine` for every logical (unfolded) line in file order; keeps none of them. */
+export function forEachLogicalLine(text: string, onLine: (l: LogicalLine) => void): UnfoldStats {
+  const physical = new PhysicalLines(text);
   const stray: LogicalLine[] = [];
   let strayCount = 0;
   let brokenFolds = 0;
@@ -138,12 +179,14 @@ export function unfoldLines(text: string): UnfoldResult {
   let pendingSoftBreak = false;
 
   const flush = (): void => {
-    if (cur !== undefined) lines.push({ text: cur.text(), line: cur.line });
+    if (cur !== undefined) onLine({ text: cur.text(), line: cur.line });
     cur = undefined;
   };
 
-  for (let i = 0; i < physical.length; i++) {
-    let p = physical[i];
+  let next = physical.next();
+  for (let i = 0; next !== undefined; i++) {
+    let p = next;
+    next = physical.next();
     if (p.length > 0 && p.charCodeAt(0) === 0xfeff) p = p.replace(/^\uFEFF+/, '');
     const lineNo = i + 1;
 
@@ -161,7 +204,7 @@ export function unfoldLines(text: string): UnfoldResult {
     const c = p[0];
     if ((c === ' ' || c === '\t') && cur !== undefined) {
       cur.add(p.slice(1));
-    } else if (startsProperty(p) || (cur === undefined && startsProperty(p.trimStart())) || bareName(p, physical[i + 1])) {
+    } else if (startsProperty(p) || (cur === undefined && startsProperty(p.trimStart())) || bareName(p, next)) {
       flush();
       cur = new Pending(p.trimStart(), lineNo);
     } else if (cur !== undefined && !cur.startsWithBeginOrEnd()) {
@@ -179,5 +222,11 @@ export function unfoldLines(text: string): UnfoldResult {
     if (cur !== undefined) pendingSoftBreak = cur.takeSoftBreak();
   }
   flush();
-  return { lines, brokenFolds, stray, strayCount };
+  return { brokenFolds, stray, strayCount };
+}
+
+export function unfoldLines(text: string): UnfoldResult {
+  const lines: LogicalLine[] = [];
+  const stats = forEachLogicalLine(text, (l) => lines.push(l));
+  return { lines, ...stats };
 }

@@ -1,5 +1,5 @@
-import { parseContentLine, type Prop } from './contentline.ts';
-import { unfoldLines } from './lines.ts';
+import { parseContentLine, type NameCache, type Prop } from './contentline.ts';
+import { forEachLogicalLine } from './lines.ts';
 import { WarningList } from './warnings.ts';
 
 /**
@@ -34,8 +34,13 @@ const CALENDAR_LEVEL = new Set(['VEVENT', 'VTODO', 'VJOURNAL', 'VFREEBUSY', 'VTI
 /** Real calendars nest 3-4 deep (VCALENDAR > VEVENT > VALARM); deeper BEGINs are junk and ignored. */
 const MAX_DEPTH = 16;
 
-export function parseIcsText(text: string): ParsedIcs {
-  const { lines, brokenFolds, stray, strayCount } = unfoldLines(text);
+/**
+ * `onVevent`, when given, receives each VEVENT as soon as it is closed (END, or closed unterminated),
+ * in file order; its properties and children are then dropped from the tree (the VEVENT stays as an empty
+ * shell, so the roots still show what the file holds). A caller that reads events this way never holds
+ * the whole tree of a big feed, only the events it has read.
+ */
+export function parseIcsText(text: string, onVevent?: (c: Component) => void): ParsedIcs {
   const warnings = new WarningList();
   let tooDeep = 0;
   let firstTooDeep = 0;
@@ -43,18 +48,26 @@ export function parseIcsText(text: string): ParsedIcs {
   const stack: Component[] = [];
   let outside = 0;
   let firstOutside = 0;
+  const names: NameCache = new Map();
 
+  const closed = (c: Component): void => {
+    if (onVevent === undefined || c.name !== 'VEVENT') return;
+    onVevent(c);
+    c.props = [];
+    c.children = [];
+  };
   const closeUnterminated = (c: Component, why: string): void => {
     c.unterminated = true;
     warnings.add(`${c.name} at line ${c.line} has no END:${c.name} (${why})`);
+    closed(c);
   };
 
-  for (const l of lines) {
-    const prop = parseContentLine(l.text, l.line);
-    if (!prop) continue;
+  const { brokenFolds, stray, strayCount } = forEachLogicalLine(text, (l) => {
+    const prop = parseContentLine(l.text, l.line, names);
+    if (!prop) return;
     if (prop.name === 'BEGIN') {
       const name = prop.value.trim().toUpperCase();
-      if (!name) continue;
+      if (!name) return;
       if (name === 'VCALENDAR') {
         while (stack.length) closeUnterminated(stack.pop()!, `a new VCALENDAR begins at line ${l.line}`);
       } else if (CALENDAR_LEVEL.has(name)) {
@@ -65,13 +78,13 @@ export function parseIcsText(text: string): ParsedIcs {
       if (stack.length >= MAX_DEPTH) {
         if (!tooDeep) firstTooDeep = l.line;
         tooDeep++;
-        continue;
+        return;
       }
       const comp: Component = { name, props: [], children: [], line: l.line };
       if (stack.length) stack[stack.length - 1].children.push(comp);
       else roots.push(comp);
       stack.push(comp);
-      continue;
+      return;
     }
     if (prop.name === 'END') {
       const name = prop.value.trim().toUpperCase();
@@ -79,19 +92,19 @@ export function parseIcsText(text: string): ParsedIcs {
       while (k >= 0 && stack[k].name !== name) k--;
       if (k < 0) {
         warnings.add(`line ${l.line}: END:${name} without a matching BEGIN, ignored`);
-        continue;
+        return;
       }
       while (stack.length - 1 > k) closeUnterminated(stack.pop()!, `END:${name} at line ${l.line}`);
-      stack.pop();
-      continue;
+      closed(stack.pop()!);
+      return;
     }
     if (!stack.length) {
       if (!outside) firstOutside = l.line;
       outside++;
-      continue;
+      return;
     }
     stack[stack.length - 1].props.push(prop);
-  }
+  });
   while (stack.length) closeUnterminated(stack.pop()!, 'file ends first');
   if (tooDeep) warnings.add(`${tooDeep} BEGIN line(s) nested more than ${MAX_DEPTH} deep ignored (first at line ${firstTooDeep})`);
   if (outside) warnings.add(`${outside} line(s) outside any component ignored (first at line ${firstOutside})`);

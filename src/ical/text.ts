@@ -9,38 +9,41 @@ import iconv from 'iconv-lite';
 
 const ESCAPES: Record<string, string> = { n: '\n', N: '\n', '\\': '\\', ';': ';', ',': ',', ':': ':', '"': '"', "'": "'" };
 
-/** `\n`/`\N` -> newline, `\\` `\;` `\,` -> the character; also the invalid-but-meant `\:` and `\"`. */
+/**
+ * `\n`/`\N` -> newline, `\\` `\;` `\,` -> the character; also the invalid-but-meant `\:` and `\"`.
+ * Pieces are joined once (a flat string): appending them one by one left a rope of pieces per value,
+ * several times the size of the text, alive for as long as the event is.
+ */
 export function unescapeText(value: string): string {
   let at = value.indexOf('\\');
   if (at < 0) return value;
-  let out = '';
+  const parts: string[] = [];
   let last = 0;
   while (at >= 0 && at < value.length - 1) {
     const rep = ESCAPES[value[at + 1]];
     if (rep !== undefined) {
-      out += value.slice(last, at) + rep;
+      parts.push(value.slice(last, at), rep);
       last = at + 2;
       at = value.indexOf('\\', last);
     } else at = value.indexOf('\\', at + 1);
   }
-  return out + value.slice(last);
+  parts.push(value.slice(last));
+  return parts.join('');
 }
 
 /** Split a TEXT list on unescaped commas (CATEGORIES, RESOURCES), then unescape each item. */
 export function splitTextList(value: string): string[] {
   const out: string[] = [];
-  let cur = '';
+  let start = 0;
   for (let i = 0; i < value.length; i++) {
-    const c = value[i];
-    if (c === '\\' && i + 1 < value.length) {
-      cur += c + value[i + 1];
-      i++;
-    } else if (c === ',') {
-      out.push(cur);
-      cur = '';
-    } else cur += c;
+    const c = value.charCodeAt(i);
+    if (c === 92 && i + 1 < value.length) i++; // `\x` is never a separator
+    else if (c === 44) {
+      out.push(value.slice(start, i));
+      start = i + 1;
+    }
   }
-  out.push(cur);
+  out.push(value.slice(start));
   return out.map(unescapeText);
 }
 

@@ -5,7 +5,7 @@ import type { EventDraft, Normalized } from '../model/draft.ts';
 import type { Language } from '../model/languages.ts';
 import { fetchSource, FetchError } from '../sources/fetch/index.ts';
 import { IcsError } from '../sources/ics/errors.ts';
-import { normalizeIcsIsolated, type IcsParseLimits } from '../sources/ics/isolate.ts';
+import { normalizeIcsIsolated, prewarmIcsParser, type IcsParseLimits } from '../sources/ics/isolate.ts';
 import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter, type OnEdit } from '../write/writer.ts';
 import type { AdoptLinked } from '../write/linked.ts';
@@ -61,6 +61,9 @@ export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Pr
 }
 
 async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport): Promise<ReportJson> {
+  // The parser thread loads while the site is checked and the feed fetched (loading costs more than
+  // parsing a typical feed); unused, it ends on its own.
+  prewarmIcsParser(p.parseLimits);
   const facts = await checkSite(p.site, { write: !p.dryRun }, ctx, report);
   const zone = defaultZone(p.defaultTimezone, facts);
   report.defaultTimezone = zone;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeIcs } from '../../src/sources/ics/index.ts';
 import { unfoldLines } from '../../src/ical/lines.ts';
 import { parseContentLine } from '../../src/ical/contentline.ts';
+import { parseIcsText } from '../../src/ical/parse.ts';
 import { ics, run } from './helpers.ts';
 import { IcsNotCalendarError } from '../../src/sources/ics/errors.ts';
 
@@ -163,5 +164,65 @@ describe('damaged files', () => {
       expect((err as IcsNotCalendarError).code).toBe('ics-not-a-calendar');
       expect((err as IcsNotCalendarError).looksLike, JSON.stringify(junk)).toBe(kind);
     }
+  });
+});
+
+describe('memory-lean reading of big feeds (one-byte text, streamed lines, VEVENTs read as they close)', () => {
+  const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
+  const reference = (b: Uint8Array): string => new TextDecoder('utf-8', { fatal: true }).decode(b).replace(/^\uFEFF+/, '');
+
+  it('UTF-8 holding only U+0000..U+00FF decodes to exactly the text the UTF-8 decoder gives (BOMs stripped)', () => {
+    const samples = ['', 'SUMMARY:plain ASCII\r\n', 'SUMMARY:Grüße, Straßenfest, Élan, Niño ¿¡ ÿ « » ©\r\n', '\u0080\u00bf\u00c0\u00ff', 'é'];
+    for (const s of samples) {
+      for (const bom of [0, 1, 2]) {
+        const b = new Uint8Array([...Array.from({ length: bom }, () => [0xef, 0xbb, 0xbf]).flat(), ...utf8(s)]);
+        expect(decodeIcs(b)).toEqual({ text: reference(b), encoding: 'utf-8' });
+      }
+    }
+  });
+
+  it('anything else takes the general path unchanged: wider characters, a BOM mid-file, broken or overlong sequences', () => {
+    expect(decodeIcs(utf8('SUMMARY:Café – ☕\r\n')).text).toBe('SUMMARY:Café – ☕\r\n');
+    expect(decodeIcs(utf8('A:é\n\uFEFFB:x\n')).text).toBe('A:é\nB:x\n');
+    // 0xC3 then ASCII is not UTF-8: Windows-1252, as before.
+    expect(decodeIcs(new Uint8Array([0x41, 0x3a, 0xc3, 0x41])).encoding).toBe('windows-1252');
+    // 0xC1 0x81 is an overlong "A": not UTF-8 either.
+    expect(decodeIcs(new Uint8Array([0x41, 0x3a, 0xc1, 0x81])).encoding).toBe('windows-1252');
+    // A lone lead byte at the very end.
+    expect(decodeIcs(new Uint8Array([0x41, 0x3a, 0xc3])).encoding).toBe('windows-1252');
+  });
+
+  it('physical lines split at CRLF, LF and CR exactly as String#split(/\\r\\n|\\n|\\r/) does, line numbers included', () => {
+    const texts = ['A:1\r\nB:2\nC:3\rD:4', 'A:1\r\r\nB:2\n\nC:3\r\n', 'A:1\n\r\nB:2\r', '\r\n\r\nA:1', 'A:1', '', 'A:1\r\n'];
+    for (const t of texts) {
+      const expected = t
+        .split(/\r\n|\n|\r/)
+        .map((text, i) => ({ text, line: i + 1 }))
+        .filter((l) => l.text !== '');
+      expect(unfoldLines(t).lines, JSON.stringify(t)).toEqual(expected);
+    }
+  });
+
+  it('parseIcsText with onVevent hands over every VEVENT in file order with its properties, closed or not, and keeps shells', () => {
+    const text = [
+      'BEGIN:VCALENDAR', 'X-WR-CALNAME:c', 'BEGIN:VEVENT', 'UID:1', 'BEGIN:VALARM', 'ACTION:DISPLAY', 'END:VALARM', 'END:VEVENT',
+      'BEGIN:VEVENT', 'UID:2', // unterminated: closed by the next VEVENT
+      'BEGIN:VEVENT', 'UID:3', 'END:VEVENT', 'END:VCALENDAR', 'BEGIN:VEVENT', 'UID:4', // bare root, cut off
+    ].join('\r\n');
+    const whole = parseIcsText(text);
+    const seen: Array<{ uid: string; props: number; children: number; unterminated?: boolean }> = [];
+    const streamed = parseIcsText(text, (c) => seen.push({ uid: c.props.find((p) => p.name === 'UID')!.value, props: c.props.length, children: c.children.length, unterminated: c.unterminated }));
+    expect(seen).toEqual([
+      { uid: '1', props: 1, children: 1, unterminated: undefined },
+      { uid: '2', props: 1, children: 0, unterminated: true },
+      { uid: '3', props: 1, children: 0, unterminated: undefined },
+      { uid: '4', props: 1, children: 0, unterminated: true },
+    ]);
+    expect(streamed.warnings.list()).toEqual(whole.warnings.list());
+    expect(streamed.roots.map((r) => [r.name, r.children.map((c) => [c.name, c.props.length])])).toEqual([
+      ['VCALENDAR', [['VEVENT', 0], ['VEVENT', 0], ['VEVENT', 0]]],
+      ['VEVENT', []],
+    ]);
+    expect(streamed.roots[0].props).toEqual(whole.roots[0].props);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IcsError, IcsNotCalendarError } from '../../src/sources/ics/errors.ts';
-import { normalizeIcsIsolated } from '../../src/sources/ics/isolate.ts';
+import { idleIcsParserThread, normalizeIcsIsolated, prewarmIcsParser } from '../../src/sources/ics/isolate.ts';
 
 const W = { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2028-01-01T00:00:00Z') };
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -43,5 +43,53 @@ describe('the isolated ICS parser (worker thread with heap and time limits)', ()
     const p = normalizeIcsIsolated(BIG, opts, {}, ac.signal);
     setTimeout(() => ac.abort(new Error('cancelled by the test')), 50);
     await expect(p).rejects.toThrow('cancelled by the test');
+  });
+
+  describe('parser thread reuse (starting a thread costs more than parsing a small feed)', () => {
+    const SMALL = enc('BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:s\r\nSUMMARY:S\r\nDTSTART:20270105T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n');
+
+    it('a thread that answered a small feed parses the next one too, and a typed refusal keeps it', async () => {
+      await normalizeIcsIsolated(SMALL, opts);
+      const first = idleIcsParserThread();
+      expect(first).toBeGreaterThan(0);
+      await rejection(normalizeIcsIsolated(enc('<html><body>x</body></html>'), opts));
+      expect(idleIcsParserThread()).toBe(first);
+      const r = await normalizeIcsIsolated(SMALL, opts);
+      expect(r.items.map((i) => (i.ok ? i.draft.identity : ''))).toEqual(['s']);
+      expect(idleIcsParserThread()).toBe(first);
+    });
+
+    it('a thread stopped by the heap or time limit is never reused: the next parse gets a fresh thread and succeeds', async () => {
+      await normalizeIcsIsolated(SMALL, opts, { maxHeapMb: 64 });
+      const before = idleIcsParserThread();
+      expect((await rejection(normalizeIcsIsolated(BIG, opts, { maxHeapMb: 64 }))).code).toBe('ics-memory-limit');
+      expect(idleIcsParserThread()).toBeUndefined();
+      expect((await rejection(normalizeIcsIsolated(BIG, opts, { timeoutMs: 300 }))).code).toBe('ics-time-limit');
+      expect(idleIcsParserThread()).toBeUndefined();
+      const r = await normalizeIcsIsolated(SMALL, opts, { maxHeapMb: 64 });
+      expect(r.items).toHaveLength(1);
+      expect(idleIcsParserThread()).not.toBe(before);
+    });
+
+    it('a big file\'s thread ends after answering (its heap still holds that file\'s garbage)', async () => {
+      const events = Array.from({ length: 30_000 }, (_, i) => `BEGIN:VEVENT\r\nUID:b${i}\r\nSUMMARY:${'B'.repeat(100)}\r\nDTSTART:20270105T100000Z\r\nEND:VEVENT\r\n`).join('');
+      const big = enc(`BEGIN:VCALENDAR\r\n${events}END:VCALENDAR\r\n`);
+      expect(big.byteLength).toBeGreaterThan(4 * 2 ** 20);
+      await normalizeIcsIsolated(SMALL, opts);
+      expect(idleIcsParserThread()).toBeGreaterThan(0);
+      const r = await normalizeIcsIsolated(big, opts);
+      expect(r.summary.vevents).toBe(30_000);
+      expect(idleIcsParserThread()).toBeUndefined();
+    });
+
+    it('a prewarmed thread is the one the next parse uses; concurrent parses each get their own', async () => {
+      prewarmIcsParser();
+      const warm = idleIcsParserThread();
+      expect(warm).toBeGreaterThan(0);
+      const [a, b] = await Promise.all([normalizeIcsIsolated(SMALL, opts), normalizeIcsIsolated(SMALL, opts)]);
+      expect(a.items).toHaveLength(1);
+      expect(b.items).toHaveLength(1);
+      expect(idleIcsParserThread()).toBeGreaterThan(0);
+    });
   });
 });

@@ -19,6 +19,10 @@ describe('TEXT unescaping', () => {
   it('splits lists on unescaped commas only', () => {
     expect(splitTextList('Meeting\\, John,Work\\, Sarah,Project')).toEqual(['Meeting, John', 'Work, Sarah', 'Project']);
     expect(splitTextList('')).toEqual(['']);
+    // An escaped backslash does not escape the comma after it; empty items and a trailing backslash stay.
+    expect(splitTextList('a\\\\,b')).toEqual(['a\\', 'b']);
+    expect(splitTextList(',x,')).toEqual(['', 'x', '']);
+    expect(splitTextList('Kinder & Familie,end\\')).toEqual(['Kinder & Familie', 'end\\']);
   });
   it('decodes the corpus escapes exactly (outlook \\\\n, tripit trailing \\;, exchange uppercase \\N)', () => {
     const outlook = corpusEvents('outlook-escaped-chars-pst-tzid-no-vtimezone-crlf.ics')[0].description!;

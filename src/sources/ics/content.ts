@@ -67,7 +67,8 @@ function terms(names: string[]): TermDraft[] {
     seen.add(k);
     out.push({ name });
   }
-  return out;
+  // Exact size: a pushed-to array keeps room for 17, and this one lives as long as the drafts.
+  return out.length ? out.slice() : out;
 }
 
 /** Content per VEVENT, computed on first use; a missing SUMMARY is warned about then. */

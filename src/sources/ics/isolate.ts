@@ -35,23 +35,88 @@ export function resolveLimits(l: IcsParseLimits = {}): Required<IcsParseLimits> 
   };
 }
 
+/**
+ * Starting a parser thread costs more than parsing a typical feed: the thread loads (and strips the
+ * types of) the whole parser with its libraries into a fresh isolate, cold. So a thread that answered
+ * (a result or a typed refusal) for a small file waits, unreferenced, for the next one for a while;
+ * a thread that hit a limit, crashed, was aborted, or parsed a big file (its heap still holds that
+ * file's garbage) is always terminated. Every parse still runs under the same heap and time limits.
+ */
+const REUSE_MAX_BYTES = 4 * 2 ** 20;
+const IDLE_MS = 15_000;
+let idle: { worker: Worker; heapMb: number; timer: NodeJS.Timeout } | undefined;
+
+function spawn(maxHeapMb: number): Worker {
+  const worker = new Worker(ENTRY, {
+    resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(maxHeapMb / 8))) },
+  });
+  // While idle nobody else listens: an error then must not become an uncaught 'error' event.
+  worker.on('error', () => undefined);
+  worker.on('exit', () => {
+    if (idle?.worker === worker) dropIdle();
+  });
+  return worker;
+}
+
+function dropIdle(): void {
+  if (!idle) return;
+  clearTimeout(idle.timer);
+  void idle.worker.terminate();
+  idle = undefined;
+}
+
+function take(maxHeapMb: number): Worker {
+  if (idle && idle.heapMb === maxHeapMb) {
+    const { worker, timer } = idle;
+    clearTimeout(timer);
+    idle = undefined;
+    worker.ref();
+    return worker;
+  }
+  return spawn(maxHeapMb);
+}
+
+function putBack(worker: Worker, maxHeapMb: number): void {
+  if (idle) dropIdle();
+  worker.unref();
+  const timer = setTimeout(dropIdle, IDLE_MS);
+  timer.unref();
+  idle = { worker, heapMb: maxHeapMb, timer };
+}
+
+/** The thread id of the parser thread waiting for work, if any (tests and diagnostics). */
+export function idleIcsParserThread(): number | undefined {
+  return idle?.worker.threadId;
+}
+
+/**
+ * Starts a parser thread ahead of need (a run calls this before it fetches, so loading the parser
+ * overlaps the network wait). It is used by the next parse with the same heap limit, or ends idle.
+ */
+export function prewarmIcsParser(limits?: IcsParseLimits): void {
+  const { maxHeapMb } = resolveLimits(limits);
+  if (idle?.heapMb === maxHeapMb) return;
+  putBack(spawn(maxHeapMb), maxHeapMb);
+}
+
 export function normalizeIcsIsolated(bytes: Uint8Array, opts: IcsNormalizeOptions, limits?: IcsParseLimits, signal?: AbortSignal): Promise<IcsNormalizeResult> {
   const { maxHeapMb, timeoutMs } = resolveLimits(limits);
   const source = opts.sourceName;
   signal?.throwIfAborted();
   return new Promise((resolve, reject) => {
-    const worker = new Worker(ENTRY, {
-      workerData: { bytes, opts } satisfies ParseRequest,
-      resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(maxHeapMb / 8))) },
-    });
+    const worker = take(maxHeapMb);
     let settled = false;
-    const finish = (fn: () => void): void => {
+    const finish = (fn: () => void, reusable = false): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
       fn();
-      void worker.terminate();
+      if (reusable && bytes.byteLength <= REUSE_MAX_BYTES) putBack(worker, maxHeapMb);
+      else void worker.terminate();
     };
     const timer = setTimeout(
       () => finish(() => reject(new IcsError('ics-time-limit', source, `${source}: parsing took longer than ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`} and was stopped (the feed is too big or too complex; raise the ICS parse time limit if it is legitimate)`))),
@@ -59,19 +124,21 @@ export function normalizeIcsIsolated(bytes: Uint8Array, opts: IcsNormalizeOption
     );
     const onAbort = (): void => finish(() => reject(signal!.reason));
     signal?.addEventListener('abort', onAbort, { once: true });
-    worker.once('message', (reply: ParseReply) =>
+    const onMessage = (reply: ParseReply): void =>
       finish(() => {
         if (reply.ok) resolve(reply.result);
         else reject(reply.ics ? icsErrorFrom(reply.ics) : new IcsError('ics-parser-crashed', source, `${source}: the ICS parser failed: ${reply.message}`));
-      }),
-    );
-    worker.once('error', (err: Error & { code?: string }) =>
+      }, reply.ok || reply.ics !== undefined);
+    const onError = (err: Error & { code?: string }): void =>
       finish(() => {
         if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
           reject(new IcsError('ics-memory-limit', source, `${source}: the feed exceeded ${maxHeapMb} MB while parsing and was stopped (raise the ICS parser heap limit if it is legitimate)`, { cause: err }));
         } else reject(new IcsError('ics-parser-crashed', source, `${source}: the ICS parser failed: ${err.message}`, { cause: err }));
-      }),
-    );
-    worker.once('exit', (code) => finish(() => reject(new IcsError('ics-parser-crashed', source, `${source}: the ICS parser stopped (exit code ${code}) without an answer`))));
+      });
+    const onExit = (code: number): void => finish(() => reject(new IcsError('ics-parser-crashed', source, `${source}: the ICS parser stopped (exit code ${code}) without an answer`)));
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    worker.postMessage({ bytes, opts } satisfies ParseRequest);
   });
 }

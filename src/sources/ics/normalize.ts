@@ -112,12 +112,17 @@ function collect(roots: Component[]): Calendar {
 function readFile(bytes: Uint8Array, source: string, maxVevents: number): { encoding: string; cal: Omit<Calendar, 'vevents'>; raws: RawEvent[]; parseWarnings: WarningList } {
   if (bytes.byteLength === 0) throw new IcsNotCalendarError(source, 'empty');
   const { text, encoding } = decodeIcs(bytes);
-  const parsed = parseIcsText(text);
+  // Each VEVENT is read as soon as it closes (file order, as collect() would list them), so the whole
+  // component tree of a big feed is never held at once; too many VEVENTs stop the parse right there.
+  const raws: RawEvent[] = [];
+  const parsed = parseIcsText(text, (c) => {
+    if (raws.length >= maxVevents) throw new IcsLimitError(source, 'VEVENTs', maxVevents);
+    raws.push(readEvent(c, raws.length + 1));
+  });
   const notCalendar = notCalendarKind(text, parsed.roots);
   if (notCalendar) throw new IcsNotCalendarError(source, notCalendar);
-  const { vevents, ...cal } = collect(parsed.roots);
-  if (vevents.length > maxVevents) throw new IcsLimitError(source, 'VEVENTs', maxVevents);
-  return { encoding, cal, raws: vevents.map((c, i) => readEvent(c, i + 1)), parseWarnings: parsed.warnings };
+  const { vevents: _emptied, ...cal } = collect(parsed.roots);
+  return { encoding, cal, raws, parseWarnings: parsed.warnings };
 }
 
 /**
