@@ -3,7 +3,7 @@ import { ORDER_FORMAT, numericDateParts, parseDateFormat, parseDateTime, type Da
 import { CsvRefusedError } from './errors.ts';
 import { FIELDS, REQUIRED, headerHits, listColumns, planColumns, resolveColumn } from './headers.ts';
 import { isBlank, openRecords, type RawRecord, type RecordStream } from './parse.ts';
-import { parseStatus } from './row.ts';
+import { parseStatus } from './status.ts';
 import type { CsvInspection, CsvOptions } from './types.ts';
 import { parseZone } from './zones.ts';
 

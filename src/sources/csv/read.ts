@@ -4,7 +4,8 @@ import { CsvRefusedError } from './errors.ts';
 import { columnLabels, resolveColumn } from './headers.ts';
 import { checkOptions, openChecked } from './inspect.ts';
 import { isBlank } from './parse.ts';
-import { makeRowContext, normalizeRow } from './row.ts';
+import { normalizeRow } from './normalize.ts';
+import { makeRowContext } from './row.ts';
 import type { CsvInspection, CsvItem, CsvOptions } from './types.ts';
 
 /**
