@@ -20,6 +20,8 @@ import { bomEncoding, isAscii, isValidUtf8Prefix, nulPattern } from '../text/sni
  */
 
 export const SAMPLE_BYTES = 64 * 1024;
+/** Bytes decoded at a time (see decodedChunks). */
+const DECODE_SLICE = 4 * 1024;
 
 export interface EncodingGuess {
   /** Canonical lower-case name (`utf-8`, `utf-16le`, `windows-1252`, …). */
@@ -146,20 +148,24 @@ interface DecodePlan {
  */
 async function* decodedChunks(plan: DecodePlan): AsyncGenerator<string, void, undefined> {
   const { iterator, source, decoder, watch } = plan;
-  let finished = false;
-  try {
-    let first: Buffer = plan.sample;
-    plan.sample = EMPTY; // do not keep the sample alive for the whole read
-    if (first.length) {
-      const text = watch.note(decoder.write(first));
-      first = EMPTY;
+  // In slices: a 64 KiB read decoded at once is one string of up to 128 KiB that stays alive until
+  // its last row is normalized, so every young-generation GC copies it; V8 then grows the young
+  // generation with the file's length (profiled: peak RSS +45 MiB at 100k rows vs 10k).
+  function* sliced(buf: Buffer): Generator<string> {
+    for (let at = 0; at < buf.length; at += DECODE_SLICE) {
+      const text = watch.note(decoder.write(buf.subarray(at, at + DECODE_SLICE)));
       if (text) yield text;
     }
+  }
+  let finished = false;
+  try {
+    const head = sliced(plan.sample);
+    plan.sample = EMPTY; // do not keep the sample alive for the whole read
+    yield* head;
     while (!plan.done) {
       const next = await iterator.next();
       if (next.done) break;
-      const text = watch.note(decoder.write(toBuffer(next.value)));
-      if (text) yield text;
+      yield* sliced(toBuffer(next.value));
     }
     const tail = decoder.end();
     if (tail) yield watch.note(tail);

@@ -45,7 +45,7 @@ export interface RecordOptions {
 }
 
 const SNIFF_CHARS = 64 * 1024;
-const MIN_PARSE_CHARS = 16 * 1024;
+const MIN_PARSE_CHARS = 4 * 1024;
 const LINE_BREAKS = /\r\n|\r|\n/g;
 
 export function countLineBreaks(fields: string[]): number {

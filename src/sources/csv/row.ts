@@ -94,9 +94,12 @@ export class Row<F extends string> {
   }
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /** Venue/organizer identity from a name: case, spacing and Unicode forms do not make a new one. */
 export function normalizeName(name: string): string {
-  return name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
+  // NFKC leaves ASCII as it is; skipping it there saves a copy per name.
+  return (NON_ASCII.test(name) ? name.normalize('NFKC') : name).trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
 /**
