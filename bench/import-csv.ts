@@ -40,16 +40,27 @@ export async function csvFlowRate(opts: { rows: number; workers: number; latency
   }
 }
 
-export async function runImportCsvBench(opts: { small?: number; large?: number; flowRows?: number } = {}): Promise<Scenario[]> {
+/** Validate+normalize only (no site, no Redis): rows/s and peak RSS at two sizes, each in its own process. */
+export async function runCsvReadBench(opts: { small?: number; large?: number } = {}): Promise<Scenario[]> {
   const small = opts.small ?? 10_000;
   const large = opts.large ?? 100_000;
-  const a = await inChild<{ rowsPerSec: number; rss: number }>('./csv-read-child.ts', [String(small)]);
-  const b = await inChild<{ rowsPerSec: number; rss: number }>('./csv-read-child.ts', [String(large)]);
-  const out: Scenario[] = [
+  const dir = mkdtempSync(path.join(tmpdir(), 'calsync-bench-'));
+  const read = async (rows: number) => {
+    const file = path.join(dir, `rows-${rows}.csv`);
+    await writeEventsCsv(file, { rows, seed: 5 }); // here, not in the measured process
+    return inChild<{ rowsPerSec: number; rss: number }>('./csv-read-child.ts', [String(rows), file]);
+  };
+  const a = await read(small);
+  const b = await read(large);
+  return [
     { name: `CSV validate+normalize, ${small / 1000}k rows`, figure: a.rowsPerSec, unit: 'rows/s' },
     { name: `CSV validate+normalize, ${large / 1000}k rows`, figure: b.rowsPerSec, unit: 'rows/s', reference: `${small / 1000}k rows`, ratio: round(b.rowsPerSec / a.rowsPerSec, 2) },
     { name: `CSV read peak RSS, ${large / 1000}k rows`, figure: b.rss, unit: 'MiB', reference: `${small / 1000}k rows: ${a.rss} MiB`, ratio: round(b.rss / a.rss, 2) },
   ];
+}
+
+export async function runImportCsvBench(opts: { small?: number; large?: number; flowRows?: number } = {}): Promise<Scenario[]> {
+  const out = await runCsvReadBench(opts);
   const rows = opts.flowRows ?? 5000;
   const one = await csvFlowRate({ rows, workers: 1 });
   const four = await csvFlowRate({ rows, workers: 4 });

@@ -3,7 +3,7 @@
 // Ratios compare figures measured in this same run (the machines are shared and noisy).
 import { runApiBench } from './api.ts';
 import { runExportBench } from './export-ics.ts';
-import { runImportCsvBench, csvFlowRate } from './import-csv.ts';
+import { runCsvReadBench, runImportCsvBench, csvFlowRate } from './import-csv.ts';
 import { runImportIcsBench } from './import-ics.ts';
 import { runRealSiteBench } from './real-site.ts';
 import { runSlowSiteBench } from './slow-site.ts';
@@ -37,9 +37,12 @@ const SUITES: [string, () => Promise<Scenario[]>][] = [
   ['real-site', () => runRealSiteBench()],
 ];
 
+// Subsets of a suite above, run only when named: `--only=csv-read` (CSV validate+normalize figures without the flows).
+const PARTS: [string, () => Promise<Scenario[]>][] = [['csv-read', () => runCsvReadBench()]];
+
 const scenarios: Scenario[] = [];
 const started = Date.now();
-for (const [name, run] of SUITES) {
+for (const [name, run] of [...SUITES, ...PARTS.filter(([n]) => only?.includes(n))]) {
   if (only && !only.includes(name)) continue;
   log(`bench: ${name}…`);
   const t = Date.now();

@@ -61,6 +61,13 @@ describe('decoding before papaparse', () => {
     expect(c.drafts[0]!.title).toBe('François à Zürich');
   });
 
+  it('UTF-32LE without a BOM is recognized: the sniffer shared with ICS (src/sources/text/sniff.ts) knows it', async () => {
+    const c = await collect(bytesOpen(iconv.encode(UNICODE, 'utf-32le'), 5), opts());
+    expect(c.inspection.encoding).toBe('utf-32le');
+    expect(c.drafts.map((d) => d.title)).toEqual(['François à Zürich', 'Crème brûlée']);
+    expect(draftAt(c, 2).venue?.venue).toBe('Łódź 東京 🎉');
+  });
+
   it('Windows-1252 (€ at 0x80, é) is detected and decoded', async () => {
     const bytes = iconv.encode('Title;Start Date;Cost\nCafé concert;2024-01-05;10 €\n', 'windows-1252');
     expect(bytes.includes(0x80)).toBe(true);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseBoolean } from '../../src/sources/csv/booleans.ts';
-import { normalizeName, parseStatus, splitTerms } from '../../src/sources/csv/row.ts';
+import { normalizeName, splitTerms } from '../../src/sources/csv/row.ts';
+import { parseStatus } from '../../src/sources/csv/status.ts';
 import { sanitizeHtml } from '../../src/model/html.ts';
 import { parseZone } from '../../src/sources/csv/zones.ts';
 import { bytesOpen, collect, draftAt, failureAt, opts } from './helpers.ts';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CallOptions, Page } from '../connection.ts';
-import { ApiError, NotFoundError, goneAs, RequestValidationError, SlugMismatchError } from '../errors/index.ts';
+import { NotFoundError, goneAs, RequestValidationError, SlugMismatchError } from '../errors/index.ts';
 import type { Executor } from '../executor.ts';
 import { DEFAULT_ITERATE_PER_PAGE, fetchPage, iteratePages, type IterateOptions, type ListSpec } from '../paging.ts';
 import { toQuery } from '../query.ts';

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * "Have we seen this identity, and on which line?" for every row of a file, in ~24 bytes per row:
@@ -15,7 +15,7 @@ export class SeenIdentities {
 
   /** The line an identity was first seen on, or undefined (and it is recorded at `line`). */
   firstSeen(identity: string, line: number): number | undefined {
-    const digest = createHash('sha256').update(identity).digest();
+    const digest = hash('sha256', identity, 'buffer'); // one-shot: no Hash object per row
     const hi = digest.readUInt32BE(0);
     const lo = digest.readUInt32BE(4);
     const found = this.find(hi, lo);

@@ -1,40 +1,17 @@
+import { FIELDS, type FieldOf } from './fields.ts';
 import type { CsvKind } from './types.ts';
 
 /**
  * Header → field mapping.
  *
- * Fields are calsync's own names (the site's write fields, src/model/draft.ts), plus a few helper fields that only exist in files:
- * separate `start_time`/`end_time` columns, currency columns that are folded into `cost`, venue and
- * organizer detail columns on an event row (`venue_city`, `organizer_email`…), and `private`
- * (Google's export) which sets the post status. Headers are compared after lower-casing and
- * dropping everything but letters and digits, so "Event Start Date", "EVENT START DATE",
- * "event_start_date" and "Event-Start-Date?" are one name.
+ * Fields are calsync's own names (the site's write fields, src/model/draft.ts) plus the helper fields of fields.ts. Headers are
+ * compared after lower-casing and dropping everything but letters and digits, so
+ * "Event Start Date", "EVENT START DATE", "event_start_date" and "Event-Start-Date?" are one name.
  */
 
 export const IGNORE = 'ignore';
 
-export const FIELDS: Record<CsvKind, readonly string[]> = {
-  events: [
-    'title', 'description', 'excerpt', 'start_date', 'start_time', 'end_date', 'end_time', 'timezone', 'all_day',
-    'cost', 'currency_symbol', 'currency_position', 'currency_code', 'website', 'categories', 'tags', 'venue',
-    'organizer', 'featured', 'sticky', 'hide_from_listings', 'show_map', 'show_map_link', 'image', 'status', 'slug',
-    'private', 'venue_description', 'venue_address', 'venue_address2', 'venue_city', 'venue_country',
-    'venue_province', 'venue_state', 'venue_stateprovince', 'venue_zip', 'venue_phone', 'venue_website',
-    'organizer_email', 'organizer_phone', 'organizer_website',
-  ],
-  venues: [
-    'venue', 'description', 'address', 'address2', 'city', 'country', 'province', 'state', 'stateprovince', 'zip',
-    'phone', 'website', 'image', 'show_map', 'show_map_link', 'status', 'slug',
-  ],
-  organizers: ['organizer', 'description', 'email', 'phone', 'website', 'image', 'status', 'slug'],
-};
-
-/** Fields a row cannot do without; a file mapping none of them is refused up front. */
-export const REQUIRED: Record<CsvKind, readonly string[]> = {
-  events: ['title', 'start_date'],
-  venues: ['venue'],
-  organizers: ['organizer'],
-};
+export { FIELDS, REQUIRED } from './fields.ts';
 
 /**
  * Known spellings, already normalized. Sources: calsync's field names; The Events Calendar's CSV
@@ -43,7 +20,7 @@ export const REQUIRED: Record<CsvKind, readonly string[]> = {
  * Organiser's CSV plug-in (Title/Content/Venue/Category); a few generic words (date, time, location,
  * summary, url, price).
  */
-const ALIASES: Record<CsvKind, Record<string, readonly string[]>> = {
+const ALIASES: { readonly [K in CsvKind]: Partial<Record<FieldOf<K>, readonly string[]>> } = {
   events: {
     title: ['eventname', 'eventtitle', 'name', 'subject', 'summary', 'event'],
     description: ['eventdescription', 'content', 'body', 'details'],
@@ -123,7 +100,7 @@ export function normalizeHeader(header: string): string {
 const LOOKUP: Record<CsvKind, Map<string, string>> = { events: new Map(), venues: new Map(), organizers: new Map() };
 for (const kind of Object.keys(FIELDS) as CsvKind[]) {
   for (const field of FIELDS[kind]) LOOKUP[kind].set(normalizeHeader(field), field);
-  for (const [field, aliases] of Object.entries(ALIASES[kind])) {
+  for (const [field, aliases] of Object.entries(ALIASES[kind]) as [string, readonly string[]][]) {
     for (const alias of aliases) if (!LOOKUP[kind].has(alias)) LOOKUP[kind].set(alias, field);
   }
   // "Venue Address" on an event row is venue_address; these are its other spellings.

@@ -1,9 +1,11 @@
 import { UnknownEncoding } from './decode.ts';
-import { ORDER_FORMAT, numericDateParts, parseDateFormat, parseDateTime, type DateOrder } from './dates.ts';
+import { DateEvidence } from './date-evidence.ts';
+import { numericDateParts, parseDateFormat, parseDateTime, type DateOrder } from './dates.ts';
 import { CsvRefusedError } from './errors.ts';
-import { FIELDS, REQUIRED, headerHits, listColumns, planColumns, resolveColumn } from './headers.ts';
+import { FIELDS, REQUIRED } from './fields.ts';
+import { headerHits, listColumns, planColumns, resolveColumn, type ColumnPlan } from './headers.ts';
 import { isBlank, openRecords, type RawRecord, type RecordStream } from './parse.ts';
-import { parseStatus } from './row.ts';
+import { parseStatus } from './status.ts';
 import type { CsvInspection, CsvOptions } from './types.ts';
 import { parseZone } from './zones.ts';
 
@@ -19,7 +21,6 @@ import { parseZone } from './zones.ts';
  */
 
 const MAP_HINT = 'map the columns with --map mapping.json, e.g. {"Name": "title", "Date": "start_date"}';
-const DATE_HINT = 'give the order with --date-format DD/MM/YYYY or --date-format MM/DD/YYYY';
 
 export interface CheckedOptions {
   order?: DateOrder;
@@ -80,156 +81,144 @@ function preview(fields: string[]): string {
   return shown.join(', ') + (cells.length > 8 ? ', ...' : '');
 }
 
-interface DateEvidence {
-  line: number;
-  value: string;
+/** Reads past blank records, counting them (only those below the header end up reported). */
+class NonBlank {
+  blankLines = 0;
+  private readonly records: AsyncGenerator<RawRecord, void, undefined>;
+  constructor(records: AsyncGenerator<RawRecord, void, undefined>) {
+    this.records = records;
+  }
+  async next(): Promise<RawRecord | undefined> {
+    for (;;) {
+      const next = await this.records.next();
+      if (next.done) return undefined;
+      if (!isBlank(next.value.fields)) return next.value;
+      this.blankLines++;
+    }
+  }
+}
+
+interface HeaderChoice {
+  /** undefined: a header-less file, mapped by position. */
+  header: RawRecord | undefined;
+  /** Data records already read. */
+  pending: RawRecord[];
+  /** An Excel title row above the header. */
+  skippedLines: number[];
+}
+
+/** Which of the first two non-blank records is the header (or none); refuses a file with none it can use. */
+function chooseHeader(opts: CsvOptions, first: RawRecord, second: RawRecord | undefined): HeaderChoice {
+  const userMapping = opts.mapping ?? {};
+  const rest = second ? [second] : [];
+  if (headerHits(opts.kind, first.fields, userMapping) > 0) return { header: first, pending: rest, skippedLines: [] };
+  if (
+    second &&
+    nonEmpty(first.fields) <= 2 &&
+    nonEmpty(second.fields) > nonEmpty(first.fields) &&
+    headerHits(opts.kind, second.fields, userMapping) > 0
+  ) {
+    // An Excel title row ("2013 CRUISE SCHEDULE as of:,,2/10/2013") above the real header.
+    return { header: second, pending: [], skippedLines: [first.line] };
+  }
+  const hasIndexKeys = Object.keys(userMapping).some((k) => /^\s*\d+\s*$/.test(k));
+  if (hasIndexKeys && looksLikeData(first.fields)) return { header: undefined, pending: [first, ...rest], skippedLines: [] };
+  if (hasIndexKeys) return { header: first, pending: rest, skippedLines: [] }; // a header we do not know, mapped by position
+  if (looksLikeData(first.fields)) {
+    throw new CsvRefusedError(
+      opts.sourceName,
+      `the file has no header row (line ${first.line} already holds data: ${preview(first.fields)})`,
+      'map the columns by position with --map mapping.json, e.g. {"1": "title", "2": "start_date", "3": "end_date"}',
+    );
+  }
+  throw new CsvRefusedError(opts.sourceName, `no column header is recognized (line ${first.line}: ${preview(first.fields)})`, MAP_HINT);
+}
+
+/** The column plan, or a refusal for a mapping that names nothing, misses a required field or the key. */
+function checkedPlan(opts: CsvOptions, headers: string[] | null, width: number): ColumnPlan {
+  const file = opts.sourceName;
+  const { plan, problems } = planColumns(opts.kind, headers, width, opts.mapping ?? {});
+  for (const p of problems) {
+    if (p.problem === 'unknown-field') {
+      throw new CsvRefusedError(file, `mapping: '${p.target}' is not a field for ${opts.kind}`, `known fields: ${FIELDS[opts.kind].join(', ')}, ignore`);
+    }
+    throw new CsvRefusedError(file, `mapping: no column '${p.key}' in this file`, `columns: ${listColumns(plan.labels)}`);
+  }
+  const missing = REQUIRED[opts.kind].filter((f) => !plan.fields.includes(f));
+  if (missing.length) {
+    throw new CsvRefusedError(file, `no column maps to ${missing.join(' or ')} (columns: ${listColumns(plan.labels)})`, MAP_HINT);
+  }
+  if (opts.key !== undefined && resolveColumn(opts.key, headers, width) === undefined) {
+    throw new CsvRefusedError(file, `key column '${opts.key}' is not in this file`, `columns: ${listColumns(plan.labels)}`);
+  }
+  return plan;
+}
+
+/** Counters over the data rows: how many, how many short, and the date-order evidence. */
+class RowScan {
+  rows = 0;
+  shortRows = 0;
+  readonly dates = new DateEvidence();
+  private readonly width: number;
+  private readonly dateCols: number[];
+  constructor(plan: ColumnPlan, width: number) {
+    this.width = width;
+    this.dateCols = plan.fields.flatMap((f, i) => (f === 'start_date' || f === 'end_date' ? [i] : []));
+  }
+  scan(rec: RawRecord): void {
+    this.rows++;
+    if (rec.fields.length < this.width) this.shortRows++;
+    for (const c of this.dateCols) this.dates.add((rec.fields[c] ?? '').trim(), rec.line);
+  }
+}
+
+/** Streams the rest of the file into `scan`. */
+async function scanRest(records: AsyncGenerator<RawRecord, void, undefined>, reader: NonBlank, scan: RowScan): Promise<void> {
+  for (;;) {
+    const next = await records.next();
+    if (next.done) return;
+    if (isBlank(next.value.fields)) reader.blankLines++;
+    else scan.scan(next.value);
+  }
 }
 
 export async function inspectCsv(open: () => NodeJS.ReadableStream, opts: CsvOptions): Promise<CsvInspection> {
-  const file = opts.sourceName;
   checkOptions(opts); // refuse bad options before touching the file
-  const userMapping = opts.mapping ?? {};
   const rs = await openChecked(open, opts, { encoding: opts.encoding ?? 'auto', delimiter: opts.delimiter ?? 'auto' });
-  const records = rs.records;
-  let blankLines = 0;
-  const nextNonBlank = async (): Promise<RawRecord | undefined> => {
-    for (;;) {
-      const next = await records.next();
-      if (next.done) return undefined;
-      if (!isBlank(next.value.fields)) return next.value;
-      blankLines++;
-    }
-  };
-
+  const reader = new NonBlank(rs.records);
   try {
-    const first = await nextNonBlank();
-    if (!first) throw new CsvRefusedError(file, 'the file is empty (no rows)');
-    // Blank lines above the first row are not data; only count those below the header.
-    blankLines = 0;
-    const second = await nextNonBlank();
-
-    // Which record is the header?
-    let header: RawRecord | undefined;
-    const skippedLines: number[] = [];
-    const pending: RawRecord[] = []; // data records already read
-    const hits1 = headerHits(opts.kind, first.fields, userMapping);
-    const hasIndexKeys = Object.keys(userMapping).some((k) => /^\s*\d+\s*$/.test(k));
-    if (hits1 > 0) {
-      header = first;
-      if (second) pending.push(second);
-    } else if (
-      second &&
-      nonEmpty(first.fields) <= 2 &&
-      nonEmpty(second.fields) > nonEmpty(first.fields) &&
-      headerHits(opts.kind, second.fields, userMapping) > 0
-    ) {
-      // An Excel title row ("2013 CRUISE SCHEDULE as of:,,2/10/2013") above the real header.
-      skippedLines.push(first.line);
-      header = second;
-      blankLines = 0;
-    } else if (hasIndexKeys && looksLikeData(first.fields)) {
-      header = undefined; // header-less, mapped by position
-      pending.push(first);
-      if (second) pending.push(second);
-    } else if (hasIndexKeys) {
-      header = first; // a header we do not know, mapped by position
-      if (second) pending.push(second);
-    } else if (looksLikeData(first.fields)) {
-      throw new CsvRefusedError(
-        file,
-        `the file has no header row (line ${first.line} already holds data: ${preview(first.fields)})`,
-        'map the columns by position with --map mapping.json, e.g. {"1": "title", "2": "start_date", "3": "end_date"}',
-      );
-    } else {
-      throw new CsvRefusedError(file, `no column header is recognized (line ${first.line}: ${preview(first.fields)})`, MAP_HINT);
-    }
-
+    const first = await reader.next();
+    if (!first) throw new CsvRefusedError(opts.sourceName, 'the file is empty (no rows)');
+    reader.blankLines = 0; // blank lines above the first row are not data; only those below the header count
+    const second = await reader.next();
+    const { header, pending, skippedLines } = chooseHeader(opts, first, second);
+    if (second && header === second) reader.blankLines = 0; // below the title row: only those below the header count
     const headers = header ? header.fields.map((h) => h.trim()) : null;
     const width = header ? header.fields.length : first.fields.length;
-    const { plan, problems } = planColumns(opts.kind, headers, width, userMapping);
-    for (const p of problems) {
-      if (p.problem === 'unknown-field') {
-        throw new CsvRefusedError(file, `mapping: '${p.target}' is not a field for ${opts.kind}`, `known fields: ${FIELDS[opts.kind].join(', ')}, ignore`);
-      }
-      throw new CsvRefusedError(file, `mapping: no column '${p.key}' in this file`, `columns: ${listColumns(plan.labels)}`);
-    }
-    const missing = REQUIRED[opts.kind].filter((f) => !plan.fields.includes(f));
-    if (missing.length) {
-      throw new CsvRefusedError(file, `no column maps to ${missing.join(' or ')} (columns: ${listColumns(plan.labels)})`, MAP_HINT);
-    }
-    if (opts.key !== undefined && resolveColumn(opts.key, headers, width) === undefined) {
-      throw new CsvRefusedError(file, `key column '${opts.key}' is not in this file`, `columns: ${listColumns(plan.labels)}`);
-    }
-
-    // Stream the rest: count rows, collect date-order evidence.
-    const dateCols = plan.fields.flatMap((f, i) => (f === 'start_date' || f === 'end_date' ? [i] : []));
-    const evidence: { dayFirst?: DateEvidence; monthFirst?: DateEvidence; ambiguous?: DateEvidence; numeric: number } = { numeric: 0 };
-    let rows = 0;
-    let shortRows = 0;
-    const scan = (rec: RawRecord): void => {
-      rows++;
-      if (rec.fields.length < width) shortRows++;
-      for (const c of dateCols) {
-        const value = (rec.fields[c] ?? '').trim();
-        const parts = value ? numericDateParts(value) : undefined;
-        if (!parts) continue;
-        evidence.numeric++;
-        const { first: a, second: b } = parts;
-        if (a > 12 && b <= 12) evidence.dayFirst ??= { line: rec.line, value };
-        else if (b > 12 && a <= 12) evidence.monthFirst ??= { line: rec.line, value };
-        else if (a <= 12 && b <= 12 && a !== b) evidence.ambiguous ??= { line: rec.line, value };
-      }
-    };
-    for (const rec of pending) scan(rec);
-    for (;;) {
-      const next = await records.next();
-      if (next.done) break;
-      if (isBlank(next.value.fields)) blankLines++;
-      else scan(next.value);
-    }
-
-    let dateFormat = opts.dateFormat;
-    if (!dateFormat && evidence.numeric > 0) {
-      const { dayFirst, monthFirst, ambiguous } = evidence;
-      if (dayFirst && monthFirst) {
-        throw new CsvRefusedError(
-          file,
-          `numeric dates disagree on their order: line ${dayFirst.line} has '${dayFirst.value}' (day first), line ${monthFirst.line} has '${monthFirst.value}' (month first)`,
-          `${DATE_HINT}; rows not matching it are then rejected one by one`,
-        );
-      }
-      if (dayFirst) dateFormat = ORDER_FORMAT.DMY;
-      else if (monthFirst) dateFormat = ORDER_FORMAT.MDY;
-      else if (ambiguous) {
-        throw new CsvRefusedError(
-          file,
-          `numeric dates are ambiguous: every one could be day/month or month/day (e.g. line ${ambiguous.line}: '${ambiguous.value}')`,
-          DATE_HINT,
-        );
-      } else dateFormat = ORDER_FORMAT.MDY; // every date has day = month: either order reads the same
-    }
-
-    const encoding = rs.sawInvalidUtf8 ? 'windows-1252' : rs.encoding;
+    const plan = checkedPlan(opts, headers, width);
+    const scan = new RowScan(plan, width);
+    for (const rec of pending) scan.scan(rec);
+    await scanRest(rs.records, reader, scan);
+    const dateFormat = scan.dates.verdict(opts.sourceName, opts.dateFormat);
     return {
-      encoding,
+      encoding: rs.sawInvalidUtf8 ? 'windows-1252' : rs.encoding,
       delimiter: rs.delimiter,
       headerLine: header ? header.line : 0,
       headers: headers ?? plan.labels,
       mapping: plan.mapping,
       unmapped: plan.unmapped,
       ...(dateFormat ? { dateFormat } : {}),
-      rows,
+      rows: scan.rows,
       newline: rs.newline,
       fields: plan.fields,
       skippedLines,
-      blankLines,
-      ...(shortRows ? { shortRows } : {}),
+      blankLines: reader.blankLines,
+      ...(scan.shortRows ? { shortRows: scan.shortRows } : {}),
     };
   } finally {
-    await records.return();
+    await rs.records.return();
   }
 }
-
 
 /** The one report line for rows shorter than the header (read with their missing cells empty). */
 export function shortRowsWarning(shortRows: number | undefined): string | undefined {

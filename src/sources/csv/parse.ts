@@ -45,7 +45,7 @@ export interface RecordOptions {
 }
 
 const SNIFF_CHARS = 64 * 1024;
-const MIN_PARSE_CHARS = 16 * 1024;
+const MIN_PARSE_CHARS = 4 * 1024;
 const LINE_BREAKS = /\r\n|\r|\n/g;
 
 export function countLineBreaks(fields: string[]): number {
@@ -61,9 +61,17 @@ export function isBlank(fields: string[]): boolean {
   return true;
 }
 
-export async function openRecords(source: NodeJS.ReadableStream, opts: RecordOptions = {}): Promise<RecordStream> {
-  const decoded = await decodeBytes(source, opts.encoding ?? 'auto');
-  // Gather enough text to sniff the dialect; it is replayed in front of the rest.
+interface Dialect {
+  /** Text already read to sniff the dialect, replayed in front of the rest. */
+  head: string;
+  /** The head is the whole file. */
+  complete: boolean;
+  delimiter: string;
+  newline: Newline;
+}
+
+/** Gathers enough text to sniff the line break and delimiter (unless both are given). */
+async function sniffDialect(decoded: DecodedText, opts: RecordOptions): Promise<Dialect> {
   let head = '';
   let complete = false;
   const needSniff = !opts.newline || !opts.delimiter || opts.delimiter === 'auto';
@@ -77,54 +85,63 @@ export async function openRecords(source: NodeJS.ReadableStream, opts: RecordOpt
   }
   const newline = opts.newline ?? detectNewline(head);
   const delimiter = opts.delimiter && opts.delimiter !== 'auto' ? opts.delimiter : detectDelimiter(head, complete);
+  return { head, complete, delimiter, newline };
+}
 
-  async function* text(): AsyncGenerator<string, void, undefined> {
-    try {
-      if (head) yield head;
-      head = '';
-      if (!complete) yield* decoded.chunks;
-    } finally {
-      await decoded.chunks.return();
+async function* textOf(decoded: DecodedText, dialect: Dialect): AsyncGenerator<string, void, undefined> {
+  try {
+    const { head } = dialect;
+    dialect.head = '';
+    if (head) yield head;
+    if (!dialect.complete) yield* decoded.chunks;
+  } finally {
+    await decoded.chunks.return();
+  }
+}
+
+type ParseResult = { data: string[][]; meta: { cursor: number } };
+
+/** Text → records, numbering physical lines (see the header comment). */
+async function* recordsOf(text: AsyncIterable<string>, dialect: Dialect): AsyncGenerator<RawRecord, void, undefined> {
+  const parser = new Papa.Parser({ delimiter: dialect.delimiter, newline: dialect.newline, quoteChar: '"' });
+  let line = 1;
+  let tail = ''; // the incomplete last row of the text parsed so far
+  let pending = '';
+  function* emit(rows: string[][]): Generator<RawRecord> {
+    for (const fields of rows) {
+      yield { line, fields };
+      line += 1 + countLineBreaks(fields);
     }
   }
-
-  async function* records(): AsyncGenerator<RawRecord, void, undefined> {
-    const parser = new Papa.Parser({ delimiter, newline, quoteChar: '"' });
-    let line = 1;
-    let tail = ''; // the incomplete last row of the text parsed so far
-    let pending = '';
-    function* emit(rows: string[][]): Generator<RawRecord> {
-      for (const fields of rows) {
-        yield { line, fields };
-        line += 1 + countLineBreaks(fields);
-      }
-    }
-    for await (const chunk of text()) {
-      pending += chunk;
-      // Parse once enough new text has arrived to outweigh re-scanning the tail: keeps tiny chunks
-      // (1 byte at a time) and a huge quoted field both linear overall.
-      if (pending.length < MIN_PARSE_CHARS || pending.length < tail.length) continue;
-      const input = tail + pending;
-      pending = '';
-      const result = parser.parse(input, 0, true) as { data: string[][]; meta: { cursor: number } };
-      tail = input.slice(result.meta.cursor);
-      yield* emit(result.data);
-    }
-    // The end: complete rows first, then the last row without a final line break (parsing all of
-    // it as the last chunk would turn a final line break into an extra empty record).
-    const rest = tail + pending;
-    const result = parser.parse(rest, 0, true) as { data: string[][]; meta: { cursor: number } };
+  for await (const chunk of text) {
+    pending += chunk;
+    // Parse once enough new text has arrived to outweigh re-scanning the tail: keeps tiny chunks
+    // (1 byte at a time) and a huge quoted field both linear overall.
+    if (pending.length < MIN_PARSE_CHARS || pending.length < tail.length) continue;
+    const input = tail + pending;
+    pending = '';
+    const result = parser.parse(input, 0, true) as ParseResult;
+    tail = input.slice(result.meta.cursor);
     yield* emit(result.data);
-    const last = rest.slice(result.meta.cursor);
-    if (last) yield* emit((parser.parse(last, 0, false) as { data: string[][] }).data);
   }
+  // The end: complete rows first, then the last row without a final line break (parsing all of
+  // it as the last chunk would turn a final line break into an extra empty record).
+  const rest = tail + pending;
+  const result = parser.parse(rest, 0, true) as ParseResult;
+  yield* emit(result.data);
+  const last = rest.slice(result.meta.cursor);
+  if (last) yield* emit((parser.parse(last, 0, false) as ParseResult).data);
+}
 
+export async function openRecords(source: NodeJS.ReadableStream, opts: RecordOptions = {}): Promise<RecordStream> {
+  const decoded = await decodeBytes(source, opts.encoding ?? 'auto');
+  const dialect = await sniffDialect(decoded, opts);
   return {
     encoding: decoded.encoding,
     encodingHow: decoded.how,
-    delimiter,
-    newline,
-    records: records(),
+    delimiter: dialect.delimiter,
+    newline: dialect.newline,
+    records: recordsOf(textOf(decoded, dialect), dialect),
     get sawInvalidUtf8() {
       return decoded.sawInvalidUtf8;
     },

@@ -1,11 +1,13 @@
+import type { Normalized } from '../../model/draft.ts';
 import { parseDateFormat } from './dates.ts';
 import { SeenIdentities } from './dedupe.ts';
 import { CsvRefusedError } from './errors.ts';
 import { columnLabels, resolveColumn } from './headers.ts';
 import { checkOptions, openChecked } from './inspect.ts';
-import { isBlank } from './parse.ts';
-import { makeRowContext, normalizeRow } from './row.ts';
-import type { CsvInspection, CsvItem, CsvOptions } from './types.ts';
+import { isBlank, type RawRecord } from './parse.ts';
+import { normalizeRow } from './normalize.ts';
+import { ITEM_KIND, makeRowContext, type RowContext } from './row.ts';
+import type { AnyDraft, CsvInspection, CsvItem, CsvOptions } from './types.ts';
 
 /**
  * The reading pass: streams the file again with what inspectCsv decided and yields one item per
@@ -17,11 +19,8 @@ import type { CsvInspection, CsvItem, CsvOptions } from './types.ts';
  * naming the first line. This keeps ~24 bytes per row (dedupe.ts: ~2.4 MB per 100k rows), the one
  * thing that grows with the file.
  */
-export async function* readCsv(
-  open: () => NodeJS.ReadableStream,
-  opts: CsvOptions,
-  inspection: CsvInspection,
-): AsyncGenerator<CsvItem, void, undefined> {
+/** What every row needs to know, from the options and what inspectCsv decided. */
+function contextFor(opts: CsvOptions, inspection: CsvInspection): RowContext {
   const checked = checkOptions(opts);
   const file = opts.sourceName;
   const headerless = inspection.headerLine === 0;
@@ -35,7 +34,7 @@ export async function* readCsv(
     keyIndex = resolveColumn(opts.key, headerless ? null : inspection.headers, width);
     if (keyIndex === undefined) throw new CsvRefusedError(file, `key column '${opts.key}' is not in this file`);
   }
-  const ctx = makeRowContext({
+  return makeRowContext({
     kind: opts.kind,
     sourceName: file,
     fields,
@@ -48,7 +47,22 @@ export async function* readCsv(
     ...(keyIndex !== undefined ? { keyIndex } : {}),
     delimiter: inspection.delimiter,
   });
+}
 
+function duplicate(ctx: RowContext, rec: RawRecord, earlier: number): Normalized<AnyDraft> {
+  const why = ctx.keyIndex !== undefined ? `same ${ctx.labels[ctx.keyIndex]}` : ctx.kind === 'events' ? 'same title, start and time zone' : 'same name';
+  return {
+    ok: false,
+    failure: { kind: ITEM_KIND[ctx.kind], origin: { source: ctx.sourceName, line: rec.line }, reason: `row: duplicate of line ${earlier} (${why})`, raw: rec.fields },
+  };
+}
+
+export async function* readCsv(
+  open: () => NodeJS.ReadableStream,
+  opts: CsvOptions,
+  inspection: CsvInspection,
+): AsyncGenerator<CsvItem, void, undefined> {
+  const ctx = contextFor(opts, inspection);
   const rs = await openChecked(open, opts, {
     encoding: inspection.encoding,
     delimiter: inspection.delimiter,
@@ -61,19 +75,7 @@ export async function* readCsv(
       let result = normalizeRow(ctx, rec.fields, rec.line);
       if (result.ok) {
         const earlier = seen.firstSeen(result.draft.identity, rec.line);
-        if (earlier !== undefined) {
-          const kind = opts.kind === 'events' ? 'event' : opts.kind === 'venues' ? 'venue' : 'organizer';
-          const why = keyIndex !== undefined ? `same ${labels[keyIndex]}` : opts.kind === 'events' ? 'same title, start and time zone' : 'same name';
-          result = {
-            ok: false,
-            failure: {
-              kind,
-              origin: { source: file, line: rec.line },
-              reason: `row: duplicate of line ${earlier} (${why})`,
-              raw: rec.fields,
-            },
-          };
-        }
+        if (earlier !== undefined) result = duplicate(ctx, rec, earlier);
       }
       yield { line: rec.line, raw: rec.fields, result };
     }

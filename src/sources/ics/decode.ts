@@ -1,4 +1,5 @@
 import iconv from 'iconv-lite';
+import { sniffWide, type WideEncoding as Wide } from '../text/sniff.ts';
 
 /**
  * Bytes -> text for ICS feeds as they exist in the wild: UTF-8 with zero, one or several BOMs, UTF-16/32
@@ -46,29 +47,6 @@ export function decodeIcs(bytes: Uint8Array): DecodedIcs {
   // Windows-1252 rather than ISO-8859-1: identical for letters, and it maps 0x80-0x9F to the quotes and
   // dashes Windows software writes instead of control characters.
   return { text: stripBoms(iconv.decode(Buffer.from(bytes), 'windows-1252')), encoding: 'windows-1252' };
-}
-
-type Wide = 'utf-16le' | 'utf-16be' | 'utf-32le' | 'utf-32be';
-
-/** BOM first; otherwise NUL bytes in every other (or every fourth) position give the byte order away. */
-function sniffWide(b: Uint8Array): Wide | undefined {
-  if (b.length >= 4 && b[0] === 0xff && b[1] === 0xfe && b[2] === 0 && b[3] === 0) return 'utf-32le';
-  if (b.length >= 4 && b[0] === 0 && b[1] === 0 && b[2] === 0xfe && b[3] === 0xff) return 'utf-32be';
-  if (b.length >= 2 && b[0] === 0xff && b[1] === 0xfe) return 'utf-16le';
-  if (b.length >= 2 && b[0] === 0xfe && b[1] === 0xff) return 'utf-16be';
-  const n = Math.min(b.length, 4096) & ~3;
-  if (n < 4) return undefined;
-  const zeros = [0, 0, 0, 0];
-  for (let i = 0; i < n; i++) if (b[i] === 0) zeros[i & 3]++;
-  const q = n / 4;
-  // ASCII text in UTF-32LE: "X 0 0 0"; in UTF-16LE: "X 0 X 0".
-  if (zeros[1] > q * 0.9 && zeros[2] > q * 0.9 && zeros[3] > q * 0.9 && zeros[0] < q * 0.1) return 'utf-32le';
-  if (zeros[0] > q * 0.9 && zeros[1] > q * 0.9 && zeros[2] > q * 0.9 && zeros[3] < q * 0.1) return 'utf-32be';
-  const even = zeros[0] + zeros[2];
-  const odd = zeros[1] + zeros[3];
-  if (odd > n * 0.3 && even < n * 0.05) return 'utf-16le';
-  if (even > n * 0.3 && odd < n * 0.05) return 'utf-16be';
-  return undefined;
 }
 
 function decodeWide(b: Uint8Array, enc: Wide): string {
