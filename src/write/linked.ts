@@ -1,5 +1,5 @@
 import type { CalendarClient } from '../api/index.ts';
-import { ApiError, NetworkError, isNotFound } from '../api/index.ts';
+import { ApiError, isNotFound } from '../api/index.ts';
 import type { Origin, OrganizerDraft, VenueDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import { shortHash, slugify } from '../model/identity.ts';
@@ -195,26 +195,25 @@ export class LinkedResolver {
 
   /**
    * The client never repeats a create it cannot prove did not land, and a venue/organizer create
-   * carries no slug to check by. The resolver can check: after an uncertain failure it looks the
-   * record up by the slug the site derives from the name, and creates again only if it is not there.
+   * carries no slug of its own to check by. The resolver can check: the executor's retry policy
+   * (src/api/executor.ts) calls this lookup of the slug the site derives from the name after an
+   * uncertain failure, and repeats the create only if the record is not there.
    */
-  private async createVerified(kind: LinkedKind, name: string, body: object, explicitSlug?: string): Promise<{ id: number; slug?: string; modified_utc?: string }> {
-    const { lang } = this.opts;
+  private createVerified(kind: LinkedKind, name: string, body: object, explicitSlug?: string): Promise<LinkedRecord> {
+    const res = kind === 'venues' ? this.client.venues : this.client.organizers;
+    return res.create(body as never, { lang: this.opts.lang, verify: (signal) => this.findCreated(kind, name, explicitSlug, signal) });
+  }
+
+  /** The record a create of this name may have made: by the slugs it can have, with the same name. */
+  private async findCreated(kind: LinkedKind, name: string, explicitSlug: string | undefined, signal: AbortSignal): Promise<LinkedRecord | null> {
     const res = kind === 'venues' ? this.client.venues : this.client.organizers;
     const field = kind === 'venues' ? 'venue' : 'organizer';
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await res.create(body as never, { lang });
-      } catch (err) {
-        if (!isUncertain(err) || attempt >= 6) throw err;
-        await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2)));
-        for (const candidate of [...new Set([explicitSlug, slugify(name, 200)].filter((x): x is string => !!x))]) {
-          const rec = await res.findBySlug(candidate, { lang }).catch(() => null);
-          const recName = (rec as Record<string, unknown> | null)?.[field];
-          if (rec && typeof recName === 'string' && sameSiteName(recName, name)) return rec;
-        }
-      }
+    for (const candidate of slugCandidates(name, explicitSlug)) {
+      const rec = await res.findBySlug(candidate, { lang: this.opts.lang, signal });
+      const recName = (rec as Record<string, unknown> | null)?.[field];
+      if (rec && typeof recName === 'string' && sameSiteName(recName, name)) return rec;
     }
+    return null;
   }
 
   private async upsert(kind: LinkedKind, key: string, name: string, body: object, origin?: Origin, explicitSlug?: string): Promise<number | undefined> {
@@ -268,11 +267,6 @@ export class LinkedResolver {
       return undefined;
     }
   }
-}
-
-/** A failure after which the create may or may not have landed on the site. */
-function isUncertain(err: unknown): boolean {
-  return err instanceof NetworkError || (err instanceof ApiError && (err.status >= 500 || err.status === 429));
 }
 
 function isGone(err: unknown): boolean {
