@@ -5,10 +5,11 @@ import { fingerprint } from '../model/fingerprint.ts';
 import { shortHash, slugify } from '../model/identity.ts';
 import { sameSiteName, termKey } from './terms.ts';
 import type { Language } from '../model/languages.ts';
-import { organizerBody, venueBody } from './body.ts';
+import { organizerBody, venueBody, type OrganizerBody, type VenueBody } from './body.ts';
 import type { Ledger } from './ledger.ts';
 import type { RunReport } from '../report/report.ts';
 import { SiteIndex } from './site-index.ts';
+import { InlineClaim, type Link, type LinkedKind, type LinkedRecord } from './inline.ts';
 
 export interface LinkedResolverOptions {
   lang?: Language;
@@ -23,12 +24,15 @@ export interface LinkedResolverOptions {
   adoptLinked?: AdoptLinked;
   /** Venues/organizers listed once per run, instead of a lookup per item the ledger does not know. */
   index?: SiteIndex;
+  /**
+   * New venues/organizers become InlineClaims (created inside the first event that links them)
+   * instead of being created at once; see venueLink/organizerLink.
+   */
+  inline?: boolean;
 }
 
 export type AdoptLinked = 'link' | 'overwrite';
 
-type LinkedKind = 'venues' | 'organizers';
-type LinkedRecord = { id: number; slug?: string; status?: string; modified_utc?: string };
 
 /** The slugs a venue/organizer of this name can have on the site: the source's, then the one WordPress derives from the name. */
 function slugCandidates(name: string, explicitSlug?: string): string[] {
@@ -47,16 +51,16 @@ export function linkedSlug(kind: LinkedKind, name: string, identity: string): st
 }
 
 /**
- * Upserts each distinct venue and organizer once per run through its by-slug route, then hands
- * out its site id for linking (never inline creation inside an event: a failed inline
- * organizer leaves orphans, CONTRACT). Unchanged ones (same fingerprint in the ledger) cost no request.
+ * Resolves each distinct venue and organizer once per run to its site id for linking: unchanged
+ * ones (same fingerprint in the ledger) cost no request, known ones are updated by id, new ones
+ * are created, on their own or (with `inline`) inside the first event write that links them.
  */
 export class LinkedResolver {
   private readonly client: CalendarClient;
   private readonly ledger: Ledger;
   private readonly opts: LinkedResolverOptions;
-  private readonly pending = new Map<string, Promise<number | undefined>>();
-  private readonly sameName = new Map<string, Promise<unknown>>();
+  private readonly pending = new Map<string, Promise<Link>>();
+  private readonly sameName = new Map<string, Promise<Link>>();
   private dryRunIds = -1;
 
   constructor(client: CalendarClient, ledger: Ledger, opts: LinkedResolverOptions) {
@@ -73,8 +77,17 @@ export class LinkedResolver {
     return d.slug ?? linkedSlug('organizers', d.organizer, d.identity);
   }
 
-  /** `origin` is given when the venue is an item of its own (a row of a venues CSV). */
-  venue(d: VenueDraft, origin?: Origin): Promise<number | undefined> {
+  /** The venue's site id (written now if needed). `origin` is given when the venue is an item of its own (a row of a venues CSV). */
+  async venue(d: VenueDraft, origin?: Origin): Promise<number | undefined> {
+    return this.concrete(await this.venueLink(d, origin));
+  }
+
+  async organizer(d: OrganizerDraft, origin?: Origin): Promise<number | undefined> {
+    return this.concrete(await this.organizerLink(d, origin));
+  }
+
+  /** The venue's site id, or (with `inline`) an InlineClaim when the site does not hold it yet. */
+  venueLink(d: VenueDraft, origin?: Origin): Promise<Link> {
     const key = this.venueSlug(d);
     return this.once('venues', key, () => this.byName('venues', d.venue, async () => {
       const venue = await this.spelling('venues', key, d.venue);
@@ -82,7 +95,7 @@ export class LinkedResolver {
     }));
   }
 
-  organizer(d: OrganizerDraft, origin?: Origin): Promise<number | undefined> {
+  organizerLink(d: OrganizerDraft, origin?: Origin): Promise<Link> {
     const key = this.organizerSlug(d);
     return this.once('organizers', key, () => this.byName('organizers', d.organizer, async () => {
       const organizer = await this.spelling('organizers', key, d.organizer);
@@ -90,13 +103,21 @@ export class LinkedResolver {
     }));
   }
 
+  /** A link's site id: an InlineClaim no event has taken is created on its own now, else awaited. */
+  concrete(link: Link): Promise<number | undefined> {
+    if (!(link instanceof InlineClaim)) return Promise.resolve(link);
+    return link.take() ? this.standalone(link) : link.result;
+  }
+
   /**
    * Items of the same name (several spellings of one address) are written one after the other,
-   * so the second finds the first in the site index instead of racing it into a `<name>-2`.
+   * so the second finds the first in the site index instead of racing it into a `<name>-2`
+   * (the site would even merge them: it de-duplicates by title). A first one still waiting to be
+   * created inline is created on its own first.
    */
-  private byName<T>(kind: LinkedKind, name: string, fn: () => Promise<T>): Promise<T> {
+  private byName(kind: LinkedKind, name: string, fn: () => Promise<Link>): Promise<Link> {
     const k = `${kind}\u0000${termKey(name)}`;
-    const next = (this.sameName.get(k) ?? Promise.resolve()).then(fn);
+    const next = (this.sameName.get(k) ?? Promise.resolve(undefined)).then((prev) => this.concrete(prev)).then(fn);
     this.sameName.set(k, next.catch(() => undefined));
     return next;
   }
@@ -177,7 +198,7 @@ export class LinkedResolver {
     return termKey(recorded) === termKey(name) ? recorded : name;
   }
 
-  private once(kind: LinkedKind, slug: string, fn: () => Promise<number | undefined>) {
+  private once(kind: LinkedKind, slug: string, fn: () => Promise<Link>): Promise<Link> {
     const key = `${kind}\u0000${slug}`;
     let p = this.pending.get(key);
     if (!p) {
@@ -216,7 +237,41 @@ export class LinkedResolver {
     return null;
   }
 
-  private async upsert(kind: LinkedKind, key: string, name: string, body: object, origin?: Origin, explicitSlug?: string): Promise<number | undefined> {
+  /**
+   * An InlineClaim this caller took, created on its own: no event could carry it, or the event
+   * that did failed (the site may then hold it already: its de-duplication by title hands that one back).
+   */
+  async standalone(claim: InlineClaim): Promise<number | undefined> {
+    try {
+      return await this.completeInline(claim, await this.createVerified(claim.kind, claim.name, claim.body, claim.explicitSlug));
+    } catch (err) {
+      const label = claim.kind === 'venues' ? 'venue' : 'organizer';
+      this.opts.report.add({ kind: claim.kind, slug: claim.key, outcome: 'failed', reason: `${label} "${claim.name}" could not be written: ${(err as Error).message}`, ...(claim.origin ? { origin: claim.origin } : {}) });
+      claim.done(undefined);
+      return undefined;
+    }
+  }
+
+  /**
+   * A claimed record the site created (inline in an event, or on its own): settled like any
+   * create (a `<name>-N` means another run made one meanwhile: that one is kept), reported,
+   * recorded in the ledger, and its id handed to every event waiting for it.
+   */
+  async completeInline(claim: InlineClaim, created: LinkedRecord): Promise<number> {
+    const { kind, key, name, body, explicitSlug, origin } = claim;
+    try {
+      const record = await this.settleCollision(kind, name, body, created, explicitSlug);
+      this.opts.report.add({ kind, slug: record.slug ?? key, outcome: record === created ? 'created' : 'updated', siteId: record.id, ...(origin ? { origin } : {}) });
+      await this.ledger.set(kind, key, { fp: claim.fp, id: record.id, slug: record.slug, modified: record.modified_utc, at: new Date().toISOString() });
+      claim.done(record.id);
+      return record.id;
+    } catch (err) {
+      claim.done(created.id);
+      throw err;
+    }
+  }
+
+  private async upsert(kind: LinkedKind, key: string, name: string, body: VenueBody | OrganizerBody, origin?: Origin, explicitSlug?: string): Promise<Link> {
     const { lang } = this.opts;
     const report = { add: (item: Parameters<RunReport['add']>[0]) => this.opts.report.add(origin ? { ...item, origin } : item) };
     const label = kind === 'venues' ? 'venue' : 'organizer';
@@ -254,6 +309,7 @@ export class LinkedResolver {
         record = await res.update(existing.id, body as never, { lang }).catch((err) => (known || !isGone(err) ? Promise.reject(err) : null));
         if (record) report.add({ kind, slug: record.slug ?? key, outcome: 'updated', siteId: record.id });
       }
+      if (!record && !existing && this.opts.inline) return new InlineClaim({ kind, key, name, body, fp, origin, explicitSlug });
       if (!record) {
         // The site may hand back an existing record with the same details (its de-duplication).
         const created = await this.createVerified(kind, name, body, explicitSlug);

@@ -9,9 +9,9 @@ import {
   Slug,
   WallTime,
 } from './common.ts';
-import { OrganizerRecord } from './organizers.ts';
+import { OrganizerCreate, OrganizerRecord } from './organizers.ts';
 import { TermRecord } from './terms.ts';
-import { VenueRecord } from './venues.ts';
+import { VenueCreate, VenueRecord } from './venues.ts';
 
 /**
  * Event record as the site returns it (CONTRACT B2.1). Lenient where the live sites are odd:
@@ -88,8 +88,10 @@ export function eventVenue(record: Pick<EventRecord, 'venue'>): VenueRecord | nu
 
 /**
  * The event write body (SPEC §2.1). Dates are local wall times with an explicit `timezone`
- * (CONTRACT: offsets, `Z` and epoch numbers are silently misread). Venues, organizers and terms
- * go by id only: inline objects create orphans and names create bogus terms (CONTRACT decisions).
+ * (CONTRACT: offsets, `Z` and epoch numbers are silently misread). Terms go by id only (names
+ * create bogus terms). A venue or organizer the site does not hold yet may go inline, as the
+ * fields of its own create: the site creates it (de-duplicated by title like `POST /venues`) and
+ * names it from its title; it takes no slug there.
  */
 const eventFields = {
   author: Id.optional(),
@@ -117,10 +119,13 @@ const eventFields = {
   /** Ids only; `[]` clears. An unknown id is silently dropped by the site. */
   categories: z.array(Id).optional(),
   tags: z.array(Id).optional(),
-  /** One venue id (the site links only the first); an array is accepted as SPEC shows it. */
-  venue: z.union([Id, z.array(Id)]).optional(),
-  /** Organizer ids; `[]` unlinks all, and omitting it unlinks all too (reset on omit). */
-  organizer: z.array(Id).optional(),
+  /** One venue id (the site links only the first; an array is accepted as SPEC shows it), or a new venue's fields. */
+  venue: z.union([Id, z.array(Id), VenueCreate.omit({ slug: true })]).optional(),
+  /**
+   * Organizer ids and/or new organizers' fields, always a list (a bare object is a 400 after the
+   * inline venue was created); `[]` unlinks all, and omitting it unlinks all too (reset on omit).
+   */
+  organizer: z.array(z.union([Id, OrganizerCreate.omit({ slug: true })])).optional(),
 };
 
 /** True when `end` is before `start`; both strings are `YYYY-MM-DD HH:MM:SS`, so text order is time order. */
