@@ -185,12 +185,13 @@ describe('site index: one request per new item, and never a duplicate', () => {
   });
 
   it('a venue created by another writer after the listing: ours is trashed and theirs updated, one venue remains', async () => {
-    const venue = (city: string): VenueDraft => ({ identity: 'hall', venue: 'Race Hall', city });
+    const venue = (city: string): VenueDraft => ({ identity: 'hall', venue: 'Race Hall', city, description: 'Our hall' });
     const { w, report } = writer(env);
     // The run lists the venues (none yet) …
     await w.linked.prime([venue('A'), { identity: 'other', venue: 'Other Hall' }], []);
-    // … then another run creates the same venue with other details (no de-duplication on the site).
-    const theirs = await env.client.venues.create({ venue: 'Race Hall', city: 'B' }, { lang: 'en' });
+    // … then another run creates the same venue with another description (the site de-duplicates
+    // by title and description only, so this one is not handed back to our create).
+    const theirs = await env.client.venues.create({ venue: 'Race Hall', city: 'B', description: 'Their hall' }, { lang: 'en' });
     const id = await w.linked.venue(venue('A'));
     expect(id).toBe(theirs.id);
     expect(report.counts.venues).toMatchObject({ updated: 1, created: 0, failed: 0 });
