@@ -128,7 +128,8 @@ export class LinkedResolver {
    */
   async prime(venues: VenueDraft[], organizers: OrganizerDraft[]): Promise<void> {
     const index = this.opts.index;
-    if (!index || this.opts.dryRun) return;
+    // Dry runs too: a listing answers their "would be created or updated" for many items at once.
+    if (!index) return;
     const unknown = async (kind: LinkedKind, keys: string[]) => {
       const fresh = [...new Set(keys)].filter((k) => !this.pending.has(`${kind}\u0000${k}`));
       if (fresh.length < 2) return;

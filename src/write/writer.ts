@@ -137,7 +137,6 @@ export class SiteWriter {
    * one go: a run written in batches (ICS) then lists once instead of once per batch.
    */
   async prime(items: Normalized<EventDraft>[]): Promise<void> {
-    if (this.o.dryRun) return;
     const drafts = items.flatMap((it) => (it.ok && !it.draft.cancelled ? [it.draft] : []));
     const slugs = drafts.map((d) => this.slugOf(d));
     const known = await this.o.ledger.getMany('events', slugs);
@@ -285,10 +284,8 @@ export class SiteWriter {
   async writePlanned(planned: PlannedEvent[]): Promise<void> {
     if (planned.length === 0) return;
     const known = await this.ledgerEntries(planned.map((p) => p.slug));
-    if (!this.o.dryRun) {
-      const unknown = planned.filter((p): p is PlannedWrite => !('untouched' in p) && !known.has(p.slug));
-      await this.index.coverEvents(spanOf(unknown.map((p) => p.body)), unknown.length);
-    }
+    const unknown = planned.filter((p): p is PlannedWrite => !('untouched' in p) && !known.has(p.slug));
+    await this.index.coverEvents(spanOf(unknown.map((p) => p.body)), unknown.length);
     await mapConcurrent(planned, this.o.concurrency, async (p) => {
       if ('untouched' in p) this.o.report.add({ kind: 'events', slug: p.slug, origin: p.origin, outcome: 'unchanged', siteId: p.untouched });
       else await this.writeOne(p, known.get(p.slug));
@@ -307,7 +304,7 @@ export class SiteWriter {
     }
     try {
       if (this.o.dryRun) {
-        const existing = await client.events.findBySlug(p.slug, { lang });
+        const existing = await this.existsForDryRun(p);
         report.add({ ...base, outcome: existing ? 'updated' : 'created', reason: existing ? 'would be updated (dry run)' : 'would be created (dry run)' });
         return;
       }
@@ -375,6 +372,13 @@ export class SiteWriter {
       return this.create(p);
     }
     return this.create(p);
+  }
+
+  /** Whether a dry run's event is on the site: from the listings when they cover it, else a lookup. */
+  private async existsForDryRun(p: PlannedWrite): Promise<boolean> {
+    const presence = p.body.hide_from_listings ? 'unknown' : this.index.eventPresence(p.slug, p.body.start_date, p.body.end_date);
+    if (presence !== 'unknown') return presence === 'present';
+    return (await this.o.client.events.findBySlug(p.slug, { lang: this.o.lang })) !== null;
   }
 
   /** Whether the listings showed the slug free, for a status whose slugs the site makes unique, listed: then a plain create. */
