@@ -424,10 +424,17 @@ export class SiteWriter {
   /** The organizer list of an inline create, in the draft's order: ids, and the fields of those this event creates. */
   private inlineOrganizers(pending: PendingLinks, ids: ReadonlyMap<InlineClaim, number | undefined>): Array<number | Record<string, unknown>> {
     const out: Array<number | Record<string, unknown>> = [];
+    const sent = new Set<InlineClaim>();
     for (const slot of pending.organizers) {
-      if (!(slot instanceof InlineClaim)) out.push(slot);
-      else if (!ids.has(slot)) out.push(slot.inlineBody());
-      else if (ids.get(slot) !== undefined) out.push(ids.get(slot)!);
+      if (!(slot instanceof InlineClaim)) {
+        out.push(slot);
+        continue;
+      }
+      if (sent.has(slot)) continue;
+      sent.add(slot);
+      const id = ids.get(slot);
+      if (!ids.has(slot)) out.push(slot.inlineBody());
+      else if (id !== undefined) out.push(id);
     }
     return out;
   }
@@ -488,7 +495,8 @@ export class SiteWriter {
 
 function claimsOf(pending: PendingLinks | undefined): InlineClaim[] {
   if (!pending) return [];
-  return [pending.venue, ...pending.organizers].filter((x): x is InlineClaim => x instanceof InlineClaim);
+  // Once each: an organizer named twice is one claim.
+  return [...new Set([pending.venue, ...pending.organizers].filter((x): x is InlineClaim => x instanceof InlineClaim))];
 }
 
 /** Whether the event as written links the venue and organizers of `body`. */

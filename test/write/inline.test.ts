@@ -87,6 +87,16 @@ describe('inline venues and organizers', () => {
     expect(dump(env).events.map((e) => e.organizers.length).sort()).toEqual([1, 2, 2]);
   });
 
+  it('an event naming one new organizer twice sends it once and links one organizer', async () => {
+    const { w, report } = writer(env);
+    const items = [draft('twice', 8, { organizers: [org('Echo Org'), org('Echo Org')] })];
+    await w.prime(items);
+    await w.writeEvents(items);
+    expect(report.counts.events).toMatchObject({ created: 1, failed: 0 });
+    expect(dump(env).organizers).toHaveLength(1);
+    expect(dump(env).events[0]!.organizers).toEqual([dump(env).organizers[0]!.id]);
+  });
+
   it('the event carrying a new venue is refused: the venue is created on its own and the events waiting for it link it', async () => {
     const { w, report } = writer(env);
     const venue = hall('Shared Hall');
