@@ -142,6 +142,9 @@ export async function processChunk(p: CsvImportParams, chunk: CsvChunk, ctx: Run
     if (p.kind === 'events') {
       await writer.writeEvents(results as Normalized<EventDraft>[]);
     } else {
+      // One listing of the site's venues/organizers replaces a lookup per row the ledger does not know.
+      const drafts = chunk.items.flatMap((i) => (i.result.ok ? [i.result.draft] : []));
+      await writer.linked.prime(p.kind === 'venues' ? (drafts as VenueDraft[]) : [], p.kind === 'organizers' ? (drafts as OrganizerDraft[]) : []);
       const firstLine = new Map<string, number | undefined>();
       for (const item of chunk.items) {
         const r = item.result;

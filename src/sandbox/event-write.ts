@@ -1,11 +1,11 @@
 import { has, nowWall, siteTzString, type Ctx } from './context.ts';
 import { endOfDay, formatWall, isValidTimezone, parseDateInput, startOfDay, wallToInstant } from './dates.ts';
 import { couldNotCreate } from './errors.ts';
-import { createInline, findLinked } from './linked.ts';
+import { createInline, findLinked, invalidWrite, type LinkedSpec } from './linked.ts';
 import { organizerSpec } from './organizers.ts';
 import { asText, isNonEmptyString, isSet, isUrl, toBool, toId, toList, type Params } from './params.ts';
 import { isDateValue, isImageValue, isPostStatus, newPostBase, publicationDates, resolveImage, settleSlug, touch } from './posts.ts';
-import type { EventRecord } from './records.ts';
+import type { EventRecord, OrganizerRecord, VenueRecord } from './records.ts';
 import { resolveEventTerms } from './terms.ts';
 import { venueSpec } from './venues.ts';
 
@@ -32,19 +32,30 @@ function isObject(v: unknown): v is Params {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** is_venue_id_or_entry_or_empty: an id of a venue of this language, a venue object, or nothing. */
+/**
+ * An inline entry without an id is checked against the kind's create arguments (the validator
+ * runs `has_valid_params` on it): its name is required and every field must be valid, else the
+ * whole write is a 400 rest_invalid_param before anything is created.
+ */
+function validEntry<R extends VenueRecord | OrganizerRecord>(ctx: Ctx, spec: LinkedSpec<R>, entry: Params): boolean {
+  if (entry.id !== undefined) return findLinked(ctx.store, spec, ctx.lang, toId(entry.id)) !== undefined;
+  return isNonEmptyString(asText(entry[spec.nameArg])) && invalidWrite(ctx.store, ctx.site, spec, entry).length === 0;
+}
+
+/** is_venue_id_or_entry_or_empty: an id of a venue of this language, a valid venue object, or nothing. */
 function validVenue(ctx: Ctx, v: unknown): boolean {
   if (isEmptyLink(v)) return true;
   const first = Array.isArray(v) ? v[0] : v;
-  if (isObject(first)) return first.id === undefined || findLinked(ctx.store, venueSpec, ctx.lang, toId(first.id)) !== undefined;
+  if (isObject(first)) return validEntry(ctx, venueSpec, first);
   return findLinked(ctx.store, venueSpec, ctx.lang, toId(first)) !== undefined;
 }
 
-/** Organizer ids must exist; objects pass here (a bare object fails later, in the handler). */
+/** Organizer ids must exist and objects be valid; a bare object passes here (it fails later, in the handler). */
 function validOrganizer(ctx: Ctx, v: unknown): boolean {
-  if (isEmptyLink(v) || isObject(v)) return true;
+  if (isEmptyLink(v)) return true;
+  if (isObject(v)) return validEntry(ctx, organizerSpec, v);
   return toList(v).every((item) => isObject(item)
-    ? item.id === undefined || findLinked(ctx.store, organizerSpec, ctx.lang, toId(item.id)) !== undefined
+    ? validEntry(ctx, organizerSpec, item)
     : findLinked(ctx.store, organizerSpec, ctx.lang, toId(item)) !== undefined);
 }
 

@@ -22,8 +22,6 @@ export interface LinkedSpec<R extends Linked> {
   nameArg: string;
   /** text fields, in argument order */
   fields: readonly (keyof R['fields'] & string)[];
-  /** fields compared (when given) to find an identical record on create */
-  dedupe: readonly (keyof R['fields'] & string)[];
   /** kind-specific invalid argument names */
   invalid: (params: Params) => string[];
   /** a new record from a base and the request */
@@ -64,28 +62,38 @@ function fieldsFrom<R extends Linked>(spec: LinkedSpec<R>, params: Params, previ
   return out as R['fields'];
 }
 
+/**
+ * The site's de-duplication on create (Venue/Organizer::create through Tribe__Duplicate__Post):
+ * it compares the post fields only, the same title and, when one is sent, the same description;
+ * the address, city, e-mail… fields it declares are not in the data it matches, so a same-named
+ * venue elsewhere is "the same". Trashed records are skipped; the oldest match wins.
+ */
 function findDuplicate<R extends Linked>(store: Store, spec: LinkedSpec<R>, lang: string, params: Params, title: string): R | undefined {
-  const given = spec.dedupe.filter((f) => isSet(params[f]));
   const description = asText(params.description);
   for (const rec of mapOf(store, spec).values()) {
     if (rec.lang !== lang || rec.status === 'trash' || rec.title !== title) continue;
-    if (description !== undefined && rec.description !== description) continue;
-    const fields = rec.fields as Record<string, string>;
-    if (given.every((f) => fields[f] === asText(params[f]))) return rec;
+    if (description && rec.description !== description) continue;
+    return rec;
   }
   return undefined;
 }
 
 /**
- * Creates a venue/organizer, or returns the identical one that exists (the site de-duplicates on
- * create and still answers 201). Fields not given are not compared, as the site only matches on
- * the values it was sent.
+ * Creates a venue/organizer, or returns the one the site takes for the same (see findDuplicate;
+ * still 201) after writing the fields sent over its own, as the site saves the sent meta on it.
+ * Its status and modification time stay as they were.
  */
 export function createLinked<R extends Linked>(store: Store, site: SiteConfig, spec: LinkedSpec<R>, lang: string, params: Params): R {
   const title = asText(params[spec.nameArg])?.trim();
   if (!title) throw couldNotCreate(spec.kind);
   const dup = findDuplicate(store, spec, lang, params, title);
-  if (dup) return dup;
+  if (dup) {
+    store.changePost(dup, (r) => {
+      const fields = r.fields as Record<string, string>;
+      for (const f of spec.fields) if (isSet(params[f])) fields[f] = asText(params[f]) ?? fields[f]!;
+    });
+    return dup;
+  }
   const base = newPostBase(store, site, lang, params, title);
   const rec = spec.build(base, fieldsFrom(spec, params), params);
   // Venues and organizers take no `slug` argument: the slug always comes from the name.

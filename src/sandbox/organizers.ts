@@ -8,7 +8,6 @@ export const organizerSpec: LinkedSpec<OrganizerRecord> = {
   collection: 'organizers',
   nameArg: 'organizer',
   fields: ORGANIZER_FIELDS,
-  dedupe: ['phone', 'email', 'website'],
   invalid: (p) => {
     const bad: string[] = [];
     if (isSet(p.phone) && asText(p.phone) === undefined) bad.push('phone');

@@ -18,7 +18,6 @@ export const venueSpec: LinkedSpec<VenueRecord> = {
   collection: 'venues',
   nameArg: 'venue',
   fields: VENUE_FIELDS,
-  dedupe: ['address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
   invalid: (p) => {
     const bad: string[] = [];
     for (const f of ['show_map', 'show_map_link']) if (isSet(p[f]) && typeof p[f] !== 'string') bad.push(f);

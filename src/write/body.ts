@@ -16,14 +16,19 @@ type Stated<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: Exclude<T[P], und
 type SiteSet = 'author' | 'date' | 'date_utc' | 'slug';
 
 export type EventBody = Stated<
-  Omit<EventCreate, SiteSet | 'cost' | 'venue'>,
-  'status' | 'timezone' | 'all_day' | 'website' | 'show_map' | 'show_map_link' | 'hide_from_listings' | 'sticky' | 'featured' | 'categories' | 'tags' | 'organizer'
+  Omit<EventCreate, SiteSet | 'cost' | 'venue' | 'organizer'>,
+  'status' | 'timezone' | 'all_day' | 'website' | 'show_map' | 'show_map_link' | 'hide_from_listings' | 'sticky' | 'featured' | 'categories' | 'tags'
 > & {
   /** Always the text form (the site reads a number the same way). */
   cost: string;
   /** One venue id: the site links only the first of an array. */
   venue?: number;
+  /** Organizer ids (new ones go inline only in the create that makes them: src/write/inline.ts). */
+  organizer: number[];
 };
+
+/** An event create that carries new venues/organizers inline (src/write/inline.ts): the create schema's own widening. */
+export type InlineEventBody = Omit<EventBody, 'venue' | 'organizer'> & { slug: string } & Pick<EventCreate, 'venue'> & { organizer: NonNullable<EventCreate['organizer']> };
 
 /** Map flags as strings on the wire: the site refuses a JSON boolean there (src/sandbox/venues.ts models it). */
 export type VenueBody = Stated<Omit<VenueCreate, SiteSet>, 'status' | 'show_map' | 'show_map_link'>;

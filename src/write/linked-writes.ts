@@ -9,10 +9,20 @@ export type LinkedBody = VenueBody | OrganizerBody;
  * the route whose schema it was built from, and the write stays typed without a cast.
  */
 
-export function createLinked(client: CalendarClient, body: LinkedBody, opts?: CallOptions): Promise<VenueRecord | OrganizerRecord> {
-  return 'venue' in body ? client.venues.create(body, opts) : client.organizers.create(body, opts);
+export type LinkedRecord = VenueRecord | OrganizerRecord;
+
+/**
+ * `verify` finds the record after a failure that may or may not have landed (the executor's one
+ * retry policy calls it); it looks in the same resource the body goes to, so what it finds is
+ * that resource's record.
+ */
+export function createLinked(client: CalendarClient, body: LinkedBody, opts: CallOptions & { verify?: (signal: AbortSignal) => Promise<LinkedRecord | null> } = {}): Promise<LinkedRecord> {
+  const { verify, ...call } = opts;
+  return 'venue' in body
+    ? client.venues.create(body, { ...call, verify: verify as ((signal: AbortSignal) => Promise<VenueRecord | null>) | undefined })
+    : client.organizers.create(body, { ...call, verify: verify as ((signal: AbortSignal) => Promise<OrganizerRecord | null>) | undefined });
 }
 
-export function updateLinked(client: CalendarClient, id: number, body: LinkedBody, opts?: CallOptions): Promise<VenueRecord | OrganizerRecord> {
+export function updateLinked(client: CalendarClient, id: number, body: LinkedBody, opts?: CallOptions): Promise<LinkedRecord> {
   return 'venue' in body ? client.venues.update(id, body, opts) : client.organizers.update(id, body, opts);
 }

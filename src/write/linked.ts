@@ -1,5 +1,5 @@
 import type { CalendarClient } from '../api/index.ts';
-import { ApiError, NetworkError, isGone } from '../api/index.ts';
+import { isGone } from '../api/index.ts';
 import type { Origin, OrganizerDraft, VenueDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import { shortHash, slugify } from '../model/identity.ts';
@@ -10,6 +10,7 @@ import { createLinked, updateLinked, type LinkedBody } from './linked-writes.ts'
 import type { Ledger } from './ledger.ts';
 import type { RunReport } from '../report/report.ts';
 import { SiteIndex } from './site-index.ts';
+import { InlineClaim, type Link, type LinkedKind, type LinkedRecord } from './inline.ts';
 
 export interface LinkedResolverOptions {
   lang?: Language;
@@ -24,12 +25,15 @@ export interface LinkedResolverOptions {
   adoptLinked?: AdoptLinked;
   /** Venues/organizers listed once per run, instead of a lookup per item the ledger does not know. */
   index?: SiteIndex;
+  /**
+   * New venues/organizers become InlineClaims (created inside the first event that links them)
+   * instead of being created at once; see venueLink/organizerLink.
+   */
+  inline?: boolean;
 }
 
 export type AdoptLinked = 'link' | 'overwrite';
 
-type LinkedKind = 'venues' | 'organizers';
-type LinkedRecord = { id: number; slug?: string; status?: string; modified_utc?: string };
 
 /** The slugs a venue/organizer of this name can have on the site: the source's, then the one WordPress derives from the name. */
 function slugCandidates(name: string, explicitSlug?: string): string[] {
@@ -40,7 +44,7 @@ function slugCandidates(name: string, explicitSlug?: string): string[] {
  * The ledger key of a venue/organizer: readable and derived from its identity (normalized
  * location text, e-mail, CSV key) rather than the source, so several feeds naming the same place
  * share one venue. It is NOT the site slug: the v1 API takes no slug when a venue or organizer is
- * created (src/sandbox/linked.ts models it), so the site names it from its title and the ledger keeps that slug.
+ * created (SPEC §2.2/§2.3), so the site names it from its title and the ledger keeps that slug.
  */
 export function linkedSlug(kind: LinkedKind, name: string, identity: string): string {
   const readable = slugify(name, 60) || (kind === 'venues' ? 'venue' : 'organizer');
@@ -48,16 +52,16 @@ export function linkedSlug(kind: LinkedKind, name: string, identity: string): st
 }
 
 /**
- * Upserts each distinct venue and organizer once per run through its by-slug route, then hands
- * out its site id for linking (never inline creation inside an event: a failed inline
- * organizer leaves orphans). Unchanged ones (same fingerprint in the ledger) cost no request.
+ * Resolves each distinct venue and organizer once per run to its site id for linking: unchanged
+ * ones (same fingerprint in the ledger) cost no request, known ones are updated by id, new ones
+ * are created, on their own or (with `inline`) inside the first event write that links them.
  */
 export class LinkedResolver {
   private readonly client: CalendarClient;
   private readonly ledger: Ledger;
   private readonly opts: LinkedResolverOptions;
-  private readonly pending = new Map<string, Promise<number | undefined>>();
-  private readonly sameName = new Map<string, Promise<unknown>>();
+  private readonly pending = new Map<string, Promise<Link>>();
+  private readonly sameName = new Map<string, Promise<Link>>();
   private dryRunIds = -1;
 
   constructor(client: CalendarClient, ledger: Ledger, opts: LinkedResolverOptions) {
@@ -74,8 +78,17 @@ export class LinkedResolver {
     return d.slug ?? linkedSlug('organizers', d.organizer, d.identity);
   }
 
-  /** `origin` is given when the venue is an item of its own (a row of a venues CSV). */
-  venue(d: VenueDraft, origin?: Origin): Promise<number | undefined> {
+  /** The venue's site id (written now if needed). `origin` is given when the venue is an item of its own (a row of a venues CSV). */
+  async venue(d: VenueDraft, origin?: Origin): Promise<number | undefined> {
+    return this.concrete(await this.venueLink(d, origin));
+  }
+
+  async organizer(d: OrganizerDraft, origin?: Origin): Promise<number | undefined> {
+    return this.concrete(await this.organizerLink(d, origin));
+  }
+
+  /** The venue's site id, or (with `inline`) an InlineClaim when the site does not hold it yet. */
+  venueLink(d: VenueDraft, origin?: Origin): Promise<Link> {
     const key = this.venueSlug(d);
     return this.once('venues', key, () => this.byName('venues', d.venue, async () => {
       const venue = await this.spelling('venues', key, d.venue);
@@ -83,7 +96,7 @@ export class LinkedResolver {
     }));
   }
 
-  organizer(d: OrganizerDraft, origin?: Origin): Promise<number | undefined> {
+  organizerLink(d: OrganizerDraft, origin?: Origin): Promise<Link> {
     const key = this.organizerSlug(d);
     return this.once('organizers', key, () => this.byName('organizers', d.organizer, async () => {
       const organizer = await this.spelling('organizers', key, d.organizer);
@@ -91,13 +104,21 @@ export class LinkedResolver {
     }));
   }
 
+  /** A link's site id: an InlineClaim no event has taken is created on its own now, else awaited. */
+  concrete(link: Link): Promise<number | undefined> {
+    if (!(link instanceof InlineClaim)) return Promise.resolve(link);
+    return link.take() ? this.standalone(link) : link.result;
+  }
+
   /**
    * Items of the same name (several spellings of one address) are written one after the other,
-   * so the second finds the first in the site index instead of racing it into a `<name>-2`.
+   * so the second finds the first in the site index instead of racing it into a `<name>-2`
+   * (the site would even merge them: it de-duplicates by title). A first one still waiting to be
+   * created inline is created on its own first.
    */
-  private byName<T>(kind: LinkedKind, name: string, fn: () => Promise<T>): Promise<T> {
+  private byName(kind: LinkedKind, name: string, fn: () => Promise<Link>): Promise<Link> {
     const k = `${kind}\u0000${termKey(name)}`;
-    const next = (this.sameName.get(k) ?? Promise.resolve()).then(fn);
+    const next = (this.sameName.get(k) ?? Promise.resolve(undefined)).then((prev) => this.concrete(prev)).then(fn);
     this.sameName.set(k, next.catch(() => undefined));
     return next;
   }
@@ -108,7 +129,8 @@ export class LinkedResolver {
    */
   async prime(venues: VenueDraft[], organizers: OrganizerDraft[]): Promise<void> {
     const index = this.opts.index;
-    if (!index || this.opts.dryRun) return;
+    // Dry runs too: a listing answers their "would be created or updated" for many items at once.
+    if (!index) return;
     const unknown = async (kind: LinkedKind, keys: string[]) => {
       const fresh = [...new Set(keys)].filter((k) => !this.pending.has(`${kind}\u0000${k}`));
       if (fresh.length < 2) return;
@@ -178,7 +200,7 @@ export class LinkedResolver {
     return termKey(recorded) === termKey(name) ? recorded : name;
   }
 
-  private once(kind: LinkedKind, slug: string, fn: () => Promise<number | undefined>) {
+  private once(kind: LinkedKind, slug: string, fn: () => Promise<Link>): Promise<Link> {
     const key = `${kind}\u0000${slug}`;
     let p = this.pending.get(key);
     if (!p) {
@@ -196,29 +218,61 @@ export class LinkedResolver {
 
   /**
    * The client never repeats a create it cannot prove did not land, and a venue/organizer create
-   * carries no slug to check by. The resolver can check: after an uncertain failure it looks the
-   * record up by the slug the site derives from the name, and creates again only if it is not there.
+   * carries no slug of its own to check by. The resolver can check: the executor's retry policy
+   * (src/api/executor.ts) calls this lookup of the slug the site derives from the name after an
+   * uncertain failure, and repeats the create only if the record is not there.
    */
-  private async createVerified(kind: LinkedKind, name: string, body: LinkedBody, explicitSlug?: string): Promise<{ id: number; slug?: string; modified_utc?: string }> {
-    const { lang } = this.opts;
+  private createVerified(kind: LinkedKind, name: string, body: LinkedBody, explicitSlug?: string): Promise<LinkedRecord> {
+    return createLinked(this.client, body, { lang: this.opts.lang, verify: (signal) => this.findCreated(kind, name, explicitSlug, signal) });
+  }
+
+  /** The record a create of this name may have made: by the slugs it can have, with the same name. */
+  private async findCreated(kind: LinkedKind, name: string, explicitSlug: string | undefined, signal: AbortSignal): Promise<LinkedRecord | null> {
     const res = kind === 'venues' ? this.client.venues : this.client.organizers;
     const field = kind === 'venues' ? 'venue' : 'organizer';
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await createLinked(this.client, body, { lang });
-      } catch (err) {
-        if (!isUncertain(err) || attempt >= 6) throw err;
-        await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2)));
-        for (const candidate of [...new Set([explicitSlug, slugify(name, 200)].filter((x): x is string => !!x))]) {
-          const rec = await res.findBySlug(candidate, { lang }).catch(() => null);
-          const recName = (rec as Record<string, unknown> | null)?.[field];
-          if (rec && typeof recName === 'string' && sameSiteName(recName, name)) return rec;
-        }
-      }
+    for (const candidate of slugCandidates(name, explicitSlug)) {
+      const rec = await res.findBySlug(candidate, { lang: this.opts.lang, signal });
+      const recName = (rec as Record<string, unknown> | null)?.[field];
+      if (rec && typeof recName === 'string' && sameSiteName(recName, name)) return rec;
+    }
+    return null;
+  }
+
+  /**
+   * An InlineClaim this caller took, created on its own: no event could carry it, or the event
+   * that did failed (the site may then hold it already: its de-duplication by title hands that one back).
+   */
+  async standalone(claim: InlineClaim): Promise<number | undefined> {
+    try {
+      return await this.completeInline(claim, await this.createVerified(claim.kind, claim.name, claim.body, claim.explicitSlug));
+    } catch (err) {
+      const label = claim.kind === 'venues' ? 'venue' : 'organizer';
+      this.opts.report.add({ kind: claim.kind, slug: claim.key, outcome: 'failed', reason: `${label} "${claim.name}" could not be written: ${(err as Error).message}`, ...(claim.origin ? { origin: claim.origin } : {}) });
+      claim.done(undefined);
+      return undefined;
     }
   }
 
-  private async upsert(kind: LinkedKind, key: string, name: string, body: LinkedBody, origin?: Origin, explicitSlug?: string): Promise<number | undefined> {
+  /**
+   * A claimed record the site created (inline in an event, or on its own): settled like any
+   * create (a `<name>-N` means another run made one meanwhile: that one is kept), reported,
+   * recorded in the ledger, and its id handed to every event waiting for it.
+   */
+  async completeInline(claim: InlineClaim, created: LinkedRecord): Promise<number> {
+    const { kind, key, name, body, explicitSlug, origin } = claim;
+    try {
+      const record = await this.settleCollision(kind, name, body, created, explicitSlug);
+      this.opts.report.add({ kind, slug: record.slug ?? key, outcome: record === created ? 'created' : 'updated', siteId: record.id, ...(origin ? { origin } : {}) });
+      await this.ledger.set(kind, key, { fp: claim.fp, id: record.id, slug: record.slug, modified: record.modified_utc, at: new Date().toISOString() });
+      claim.done(record.id);
+      return record.id;
+    } catch (err) {
+      claim.done(created.id);
+      throw err;
+    }
+  }
+
+  private async upsert(kind: LinkedKind, key: string, name: string, body: LinkedBody, origin?: Origin, explicitSlug?: string): Promise<Link> {
     const { lang } = this.opts;
     const report = { add: (item: Parameters<RunReport['add']>[0]) => this.opts.report.add(origin ? { ...item, origin } : item) };
     const label = kind === 'venues' ? 'venue' : 'organizer';
@@ -256,6 +310,7 @@ export class LinkedResolver {
         record = await updateLinked(this.client, existing.id, body, { lang }).catch((err) => (known || !isGone(err) ? Promise.reject(err) : null));
         if (record) report.add({ kind, slug: record.slug ?? key, outcome: 'updated', siteId: record.id });
       }
+      if (!record && !existing && this.opts.inline) return new InlineClaim({ kind, key, name, body, fp, origin, explicitSlug });
       if (!record) {
         // The site may hand back an existing record with the same details (its de-duplication).
         const created = await this.createVerified(kind, name, body, explicitSlug);
@@ -271,8 +326,4 @@ export class LinkedResolver {
   }
 }
 
-/** A failure after which the create may or may not have landed on the site. */
-function isUncertain(err: unknown): boolean {
-  return err instanceof NetworkError || (err instanceof ApiError && (err.status >= 500 || err.status === 429));
-}
 

@@ -1,17 +1,18 @@
 import type { CalendarClient, EventRecord } from '../api/index.ts';
-import { SlugMismatchError, goneAs, isNotFound } from '../api/index.ts';
+import { SlugMismatchError, eventVenue, goneAs, isNotFound } from '../api/index.ts';
 import type { EventDraft, ItemFailure, Normalized, Origin } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import { slugFor } from '../model/identity.ts';
 import type { Language } from '../model/languages.ts';
 import { mapConcurrent } from '../util/pool.ts';
-import { eventBody, type EventBody, type EventLinkIds } from './body.ts';
+import { eventBody, type EventBody, type EventLinkIds, type InlineEventBody } from './body.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
 import type { ItemKind, RunReport } from '../report/report.ts';
 import { TermResolver } from './terms.ts';
 import { SiteIndex, spanOf } from './site-index.ts';
 import { retireVanished, type RetireOptions } from './retire.ts';
+import { InlineClaim } from './inline.ts';
 
 export type OnEdit = 'overwrite' | 'preserve';
 
@@ -53,6 +54,19 @@ export interface PlannedWrite {
   /** Source `modified_utc` and resolved-links fingerprint, kept in the ledger (sync, see `untouched`). */
   srcMod?: string;
   links?: string;
+  /**
+   * Venues/organizers the site does not hold yet, to be created inside this event's write (or
+   * awaited from the event that does): `body` and `fp` are final only once they are resolved
+   * (SiteWriter.finish). In-process only: a plan that is stored (sync pages) never has it.
+   */
+  pending?: PendingLinks;
+}
+
+export interface PendingLinks {
+  ids: ResolvedLinks['ids'];
+  venue?: InlineClaim;
+  /** In the draft's order: known ids and claims. */
+  organizers: Array<number | InlineClaim>;
 }
 
 /** A source event untouched since calsync last wrote it, with the same linked ids: no body was rendered. */
@@ -70,6 +84,15 @@ export type EventLinkDrafts = Pick<EventDraft, 'categories' | 'tags' | 'venue' |
 export interface ResolvedLinks {
   ids: EventLinkIds;
   notes: string[];
+  /** With `inline`: the links still to be created inside an event write. */
+  pending?: PendingLinks;
+}
+
+/** What a write did: the record, whether it was created, and the plan as finally written. */
+interface Written {
+  record: EventRecord;
+  created: boolean;
+  p: PlannedWrite;
 }
 
 function failureKind(f: ItemFailure): ItemKind {
@@ -101,7 +124,7 @@ export class SiteWriter {
     this.o = { dryRun: false, onEdit: 'overwrite', status: 'publish', createTerms: true, concurrency: 8, updateTerms: false, ...opts };
     this.terms = new TermResolver(opts.client, { lang: opts.lang, createTerms: this.o.createTerms, dryRun: this.o.dryRun, report: opts.report, updateTerms: this.o.updateTerms, memo: opts.termMemo });
     this.index = new SiteIndex(opts.client, { lang: opts.lang, signal: opts.signal, concurrency: Math.min(4, this.o.concurrency) });
-    this.linked = new LinkedResolver(opts.client, opts.ledger, { lang: opts.lang, dryRun: this.o.dryRun, status: this.o.status, report: opts.report, adoptLinked: opts.adoptLinked, index: this.index });
+    this.linked = new LinkedResolver(opts.client, opts.ledger, { lang: opts.lang, dryRun: this.o.dryRun, status: this.o.status, report: opts.report, adoptLinked: opts.adoptLinked, index: this.index, inline: !this.o.dryRun });
   }
 
   /**
@@ -109,7 +132,6 @@ export class SiteWriter {
    * one go: a run written in batches (ICS) then lists once instead of once per batch.
    */
   async prime(items: Normalized<EventDraft>[]): Promise<void> {
-    if (this.o.dryRun) return;
     const drafts = items.flatMap((it) => (it.ok && !it.draft.cancelled ? [it.draft] : []));
     const slugs = drafts.map((d) => this.slugOf(d));
     const known = await this.o.ledger.getMany('events', slugs);
@@ -139,15 +161,22 @@ export class SiteWriter {
     return d.slug ?? slugFor(this.o.sourceKey, d.identity);
   }
 
+  /** Plans and writes in one go, so new venues/organizers can be created inside their first event's write. */
   async writeEvents(items: Normalized<EventDraft>[]): Promise<void> {
-    await this.writePlanned(await this.plan(items));
+    const planned = await this.plan(items, undefined, { inline: true });
+    try {
+      await this.writePlanned(planned);
+    } finally {
+      // A claim whose events all failed before writing is still created, as it always was.
+      for (const p of planned) for (const c of claimsOf(p.pending)) if (!c.taken) await this.linked.concrete(c);
+    }
   }
 
   /**
    * Reports failed drafts, duplicates and cancelled occurrences, marks the rest as seen and
    * resolves their terms, venues and organizers (writing those as needed) into full event bodies.
    */
-  async plan(items: Normalized<EventDraft>[], extra?: (d: EventDraft) => Pick<PlannedWrite, 'srcMod'>): Promise<PlannedWrite[]> {
+  async plan(items: Normalized<EventDraft>[], extra?: (d: EventDraft) => Pick<PlannedWrite, 'srcMod'>, opts: { inline?: boolean } = {}): Promise<PlannedWrite[]> {
     const { report } = this.o;
     const live: EventDraft[] = [];
     for (const it of items) {
@@ -157,9 +186,10 @@ export class SiteWriter {
     await this.linked.prime(live.flatMap((d) => (d.venue ? [d.venue] : [])), live.flatMap((d) => d.organizers));
     // Terms first (sequential per distinct term, cached), then venues/organizers in parallel.
     return mapConcurrent(live, this.o.concurrency, async (d): Promise<PlannedWrite> => {
-      const { ids, notes } = await this.resolveLinks(d);
+      const { ids, notes, pending } = await this.resolveLinks(d, opts.inline);
       const body = eventBody(d, ids, { status: this.o.status });
       const slug = this.slugOf(d);
+      if (pending) return { slug, origin: d.origin, body, fp: '', notes, pending, ...extra?.(d) };
       return { slug, origin: d.origin, body, fp: fingerprint({ ...body, slug }), notes, links: fingerprint(ids), ...extra?.(d) };
     });
   }
@@ -186,43 +216,81 @@ export class SiteWriter {
     return true;
   }
 
-  /** Site ids of an event's terms, venue and organizers; a link that could not be written becomes a note. */
-  async resolveLinks(d: EventLinkDrafts): Promise<ResolvedLinks> {
+  /**
+   * Site ids of an event's terms, venue and organizers; a link that could not be written becomes a
+   * note. With `inline`, new venues/organizers come back in `pending` instead of being created.
+   */
+  async resolveLinks(d: EventLinkDrafts, inline = false): Promise<ResolvedLinks> {
     const notes: string[] = [];
     const categories = await this.terms.resolveAll('categories', d.categories);
     const tags = await this.terms.resolveAll('tags', d.tags);
     let venue: number | undefined;
+    let venueClaim: InlineClaim | undefined;
     if (d.venue) {
-      venue = await this.linked.venue(d.venue);
-      if (venue === undefined) notes.push(`written without its venue "${d.venue.venue}" (see the venue's failure)`);
+      const link = inline ? await this.linked.venueLink(d.venue) : await this.linked.venue(d.venue);
+      if (link instanceof InlineClaim) venueClaim = link;
+      else if (link === undefined) notes.push(`written without its venue "${d.venue.venue}" (see the venue's failure)`);
+      else venue = link;
     }
     const organizers: number[] = [];
+    const slots: Array<number | InlineClaim> = [];
     for (const o of d.organizers) {
-      const id = await this.linked.organizer(o);
-      if (id === undefined) notes.push(`written without its organizer "${o.organizer}" (see the organizer's failure)`);
-      else organizers.push(id);
+      const link = inline ? await this.linked.organizerLink(o) : await this.linked.organizer(o);
+      if (link === undefined) notes.push(`written without its organizer "${o.organizer}" (see the organizer's failure)`);
+      else slots.push(link);
+      if (typeof link === 'number') organizers.push(link);
     }
-    return { ids: { categories, tags, venue, organizers }, notes };
+    const ids = { categories, tags, venue, organizers };
+    const claimed = venueClaim !== undefined || slots.some((x) => x instanceof InlineClaim);
+    return { ids, notes, ...(claimed ? { pending: { ids, venue: venueClaim, organizers: slots } } : {}) };
+  }
+
+  /** A plan's body, fingerprint and notes once its pending links have their ids. */
+  private finish(p: PlannedWrite, ids: ReadonlyMap<InlineClaim, number | undefined>): PlannedWrite {
+    const pending = p.pending!;
+    const notes = [...p.notes];
+    const body = { ...p.body };
+    let venue = pending.ids.venue;
+    if (pending.venue) {
+      venue = ids.get(pending.venue);
+      if (venue === undefined) notes.push(`written without its venue "${pending.venue.name}" (see the venue's failure)`);
+      else body.venue = venue;
+    }
+    const organizers: number[] = [];
+    for (const slot of pending.organizers) {
+      const id = slot instanceof InlineClaim ? ids.get(slot) : slot;
+      if (id !== undefined) organizers.push(id);
+      else if (slot instanceof InlineClaim) notes.push(`written without its organizer "${slot.name}" (see the organizer's failure)`);
+    }
+    body.organizer = [...new Set(organizers)];
+    const links = { ...pending.ids, venue, organizers };
+    return { slug: p.slug, origin: p.origin, body, fp: fingerprint({ ...body, slug: p.slug }), notes, links: fingerprint(links), ...(p.srcMod !== undefined ? { srcMod: p.srcMod } : {}) };
+  }
+
+  /** A plan with every pending link resolved the standalone way (created now, or awaited from the event creating it). */
+  private async resolved(p: PlannedWrite): Promise<PlannedWrite> {
+    if (!p.pending) return p;
+    const ids = new Map<InlineClaim, number | undefined>();
+    for (const c of claimsOf(p.pending)) ids.set(c, await this.linked.concrete(c));
+    return this.finish(p, ids);
   }
 
   /** Writes planned events; the ledger decides which need a request. */
   async writePlanned(planned: PlannedEvent[]): Promise<void> {
     if (planned.length === 0) return;
     const known = await this.ledgerEntries(planned.map((p) => p.slug));
-    if (!this.o.dryRun) {
-      const unknown = planned.filter((p): p is PlannedWrite => !('untouched' in p) && !known.has(p.slug));
-      await this.index.coverEvents(spanOf(unknown.map((p) => p.body)), unknown.length);
-    }
+    const unknown = planned.filter((p): p is PlannedWrite => !('untouched' in p) && !known.has(p.slug));
+    await this.index.coverEvents(spanOf(unknown.map((p) => p.body)), unknown.length);
     await mapConcurrent(planned, this.o.concurrency, async (p) => {
       if ('untouched' in p) this.o.report.add({ kind: 'events', slug: p.slug, origin: p.origin, outcome: 'unchanged', siteId: p.untouched });
       else await this.writeOne(p, known.get(p.slug));
     });
   }
 
-  private async writeOne(p: PlannedWrite, entry: LedgerEntry | undefined): Promise<void> {
+  private async writeOne(planned: PlannedWrite, entry: LedgerEntry | undefined): Promise<void> {
     const { report, client, lang, ledger } = this.o;
+    let p = planned;
     const base = { kind: 'events' as const, slug: p.slug, origin: p.origin };
-    const reason = p.notes.length ? p.notes.join('; ') : undefined;
     if (entry && entry.fp === p.fp) {
       // Remember the source's newer modified_utc, so the next sync need not render this event again.
       if (!this.o.dryRun && p.srcMod !== undefined && (entry.srcMod !== p.srcMod || entry.links !== p.links)) await ledger.set('events', p.slug, { ...entry, srcMod: p.srcMod, links: p.links });
@@ -231,13 +299,14 @@ export class SiteWriter {
     }
     try {
       if (this.o.dryRun) {
-        const existing = await client.events.findBySlug(p.slug, { lang });
+        const existing = await this.existsForDryRun(p);
         report.add({ ...base, outcome: existing ? 'updated' : 'created', reason: existing ? 'would be updated (dry run)' : 'would be created (dry run)' });
         return;
       }
       let record: EventRecord;
       let created = false;
       if (entry) {
+        p = await this.resolved(p);
         if (this.o.onEdit === 'preserve') {
           const current = await client.events.findBySlug(p.slug, { lang });
           if (current && entry.modified && current.modified_utc && current.modified_utc > entry.modified) {
@@ -256,9 +325,13 @@ export class SiteWriter {
           // The site no longer has it at all (e.g. a site restored from backup): write it anew.
           ({ record, created } = await this.create(p));
         }
+      } else if (p.pending && this.createsNew(p)) {
+        ({ record, created, p } = await this.createInline(p));
       } else {
+        p = await this.resolved(p);
         ({ record, created } = await this.writeUnknown(p));
       }
+      const reason = p.notes.length ? p.notes.join('; ') : undefined;
       this.index.noteEvent(p.slug);
       await ledger.set('events', p.slug, { fp: p.fp, id: record.id, modified: record.modified_utc, start: utcIso(record.utc_start_date), src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() });
       report.add({ ...base, outcome: created ? 'created' : 'updated', siteId: record.id, reason });
@@ -282,6 +355,7 @@ export class SiteWriter {
    */
   private async writeUnknown(p: PlannedWrite): Promise<{ record: EventRecord; created: boolean }> {
     const { client, lang } = this.o;
+    if (this.createsNew(p)) return this.createNew(p);
     const presence = this.index.eventPresence(p.slug, p.body.start_date, p.body.end_date);
     if (presence === 'present') {
       try {
@@ -292,8 +366,87 @@ export class SiteWriter {
       }
       return this.create(p);
     }
-    if (presence === 'absent' && UNIQUE_SLUG_STATUSES.has(p.body.status) && !p.body.hide_from_listings) return this.createNew(p);
     return this.create(p);
+  }
+
+  /** Whether a dry run's event is on the site: from the listings when they cover it, else a lookup. */
+  private async existsForDryRun(p: PlannedWrite): Promise<boolean> {
+    const presence = p.body.hide_from_listings ? 'unknown' : this.index.eventPresence(p.slug, p.body.start_date, p.body.end_date);
+    if (presence !== 'unknown') return presence === 'present';
+    return (await this.o.client.events.findBySlug(p.slug, { lang: this.o.lang })) !== null;
+  }
+
+  /** Whether the listings showed the slug free, for a status whose slugs the site makes unique, listed: then a plain create. */
+  private createsNew(p: PlannedWrite): boolean {
+    const presence = this.index.eventPresence(p.slug, p.body.start_date, p.body.end_date);
+    return presence === 'absent' && UNIQUE_SLUG_STATUSES.has(p.body.status) && !p.body.hide_from_listings;
+  }
+
+  /**
+   * A plain create that carries the new venues/organizers no other event has taken (one request
+   * for all of them); those another event took are awaited first. Whatever the outcome, every
+   * claim taken here is settled: from the answer (or the `<slug>-N` duplicate's), else created
+   * on its own, so the events waiting for it go on.
+   */
+  private async createInline(planned: PlannedWrite): Promise<Written> {
+    const { client, lang } = this.o;
+    const claims = claimsOf(planned.pending);
+    // Taken in one synchronous pass: an event only ever waits for claims taken before its turn.
+    const mine = claims.filter((c) => c.take());
+    const ids = new Map<InlineClaim, number | undefined>();
+    for (const c of claims) if (!mine.includes(c)) ids.set(c, await c.result);
+    const withIds = this.finish(planned, ids);
+    if (mine.length === 0) return { ...(await this.createNew(withIds)), p: withIds };
+    const wire: InlineEventBody = { ...withIds.body, slug: planned.slug, organizer: this.inlineOrganizers(planned.pending!, ids) };
+    const venue = planned.pending!.venue && mine.includes(planned.pending!.venue) ? planned.pending!.venue.inlineBody() : undefined;
+    if (venue && 'venue' in venue) wire.venue = venue;
+    let record: EventRecord;
+    try {
+      record = await client.events.create(wire, { lang });
+    } catch (err) {
+      if (err instanceof SlugMismatchError && err.actual.startsWith(`${planned.slug}-`)) {
+        const p = await this.settleClaims(planned, mine, ids, err.record as EventRecord);
+        return { ...(await this.collided(p, err)), p };
+      }
+      await Promise.all(mine.map((c) => this.linked.standalone(c)));
+      throw err;
+    }
+    const p = await this.settleClaims(planned, mine, ids, record);
+    // A claim settled on another record (see LinkedResolver.completeInline): link that one.
+    if (!sameLinks(record, p.body)) record = await client.events.updateBySlug(p.slug, p.body, { lang });
+    return { record, created: true, p };
+  }
+
+  /** The organizer list of an inline create, in the draft's order: ids, and the fields of those this event creates. */
+  private inlineOrganizers(pending: PendingLinks, ids: ReadonlyMap<InlineClaim, number | undefined>): InlineEventBody['organizer'] {
+    const out: InlineEventBody['organizer'] = [];
+    const sent = new Set<InlineClaim>();
+    for (const slot of pending.organizers) {
+      if (!(slot instanceof InlineClaim)) {
+        out.push(slot);
+        continue;
+      }
+      if (sent.has(slot)) continue;
+      sent.add(slot);
+      const id = ids.get(slot);
+      const fields = ids.has(slot) ? undefined : slot.inlineBody();
+      // An organizer claim always carries an organizer body; the check only narrows the type.
+      if (fields && 'organizer' in fields) out.push(fields);
+      else if (id !== undefined) out.push(id);
+    }
+    return out;
+  }
+
+  /** Settles the claims an inline create carried from the record it returned; the final plan. */
+  private async settleClaims(p: PlannedWrite, mine: InlineClaim[], ids: Map<InlineClaim, number | undefined>, record: EventRecord): Promise<PlannedWrite> {
+    const matched = new Set<number>(p.pending!.organizers.filter((x): x is number => typeof x === 'number'));
+    for (const c of mine) {
+      const rec = c.findIn(record, matched);
+      const id = rec ? await this.linked.completeInline(c, rec).catch(() => rec.id) : await this.linked.standalone(c);
+      if (id !== undefined && c.kind === 'organizers') matched.add(id);
+      ids.set(c, id);
+    }
+    return this.finish(p, ids);
   }
 
   /** A create of a slug the listings did not show; one the site already holds comes back as `<slug>-N`. */
@@ -336,4 +489,16 @@ export class SiteWriter {
       return goneAs(err) === 'trashed';
     }
   }
+}
+
+function claimsOf(pending: PendingLinks | undefined): InlineClaim[] {
+  if (!pending) return [];
+  // Once each: an organizer named twice is one claim.
+  return [...new Set([pending.venue, ...pending.organizers].filter((x): x is InlineClaim => x instanceof InlineClaim))];
+}
+
+/** Whether the event as written links the venue and organizers of `body`. */
+function sameLinks(record: EventRecord, body: EventBody): boolean {
+  const orgs = new Set(record.organizer.map((o) => o.id));
+  return (eventVenue(record)?.id ?? undefined) === body.venue && orgs.size === body.organizer.length && body.organizer.every((id) => orgs.has(id));
 }

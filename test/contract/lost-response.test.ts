@@ -4,6 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { NetworkError, ApiError, type CalendarClient } from '../../src/api/index.ts';
 import { WINDOW, caught, eventBody, isReal, openTarget, type Target } from './harness.ts';
+import { slugify } from '../../src/model/identity.ts';
+import type { VenueDraft } from '../../src/model/draft.ts';
+import { LinkedResolver } from '../../src/write/linked.ts';
+import { MemoryLedger } from '../../src/write/ledger.ts';
+import { RunReport } from '../../src/report/report.ts';
 
 /**
  * The sandbox's faults strike before a request is handled, so they never produce the hard case:
@@ -124,6 +129,51 @@ describe.skipIf(isReal)('creates whose answer was lost (sandbox behind a cutting
     expect((await direct.venues.list({ search: `${t.prefix} lost venue` })).items.map((x) => x.id)).toEqual([v.record.id]);
     expect((await direct.categories.list({ search: `${t.prefix} lost cat`, hide_empty: false })).items.map((x) => x.id)).toEqual([cat.id]);
     expect((await direct.tags.list({ search: `${t.prefix} lost tag`, hide_empty: false })).items.map((x) => x.id)).toEqual([tag.id]);
+  });
+
+  it('a create without a slug is verified through the caller\'s hook (venues, organizers): found, not repeated', async () => {
+    const sb = t.sandbox!;
+    const direct = t.client();
+    sb.resetStats();
+    proxy.arm('POST', '/venues', 'cut');
+    const name = `${t.prefix} hooked venue`;
+    const v = await c.venues.create({ venue: name }, { verify: (signal) => direct.venues.findBySlug(slugify(name, 200), { signal }) });
+    expect(v.venue).toBe(name);
+    expect(sb.stats().byRoute['POST /venues']).toBe(1);
+    expect((await direct.venues.list({ search: name })).items.map((x) => x.id)).toEqual([v.id]);
+  });
+
+  it('a lost venue create through the write path is verified once by the executor\'s policy and ends in one venue', async () => {
+    const sb = t.sandbox!;
+    sb.resetStats();
+    const report = new RunReport({ id: 'r', kind: 'import-csv', source: 'test', site: 's', language: 'en', dryRun: false });
+    const resolver = new LinkedResolver(c, new MemoryLedger(), { dryRun: false, report });
+    proxy.arm('POST', '/venues', 'bad-gateway');
+    const name = `${t.prefix} resolver venue`;
+    const id = await resolver.venue({ identity: name, venue: name, city: 'Lyon' } as VenueDraft);
+    expect(id).toBeTypeOf('number');
+    const s = sb.stats().byRoute;
+    // One create, one verification lookup by the slug the site derives from the name: no repeat.
+    expect(s['POST /venues']).toBe(1);
+    expect(s['GET /venues/by-slug/:slug']).toBe(2);
+    expect((await t.client().venues.list({ search: name })).items.map((x) => x.id)).toEqual([id]);
+    expect(report.toJSON().counts.venues.created).toBe(1);
+  });
+
+  it('regression: a venue create obeys the client\'s retry policy, with no second loop of 6 attempts stacked on it (maxRetries 0)', async () => {
+    const sb = t.sandbox!;
+    sb.resetStats();
+    const report = new RunReport({ id: 'r', kind: 'import-csv', source: 'test', site: 's', language: 'en', dryRun: false });
+    const strict = t.client({ restRoot: proxy.url, retry: { maxRetries: 0, minDelayMs: 5, maxDelayMs: 20 } });
+    const resolver = new LinkedResolver(strict, new MemoryLedger(), { dryRun: false, report });
+    proxy.arm('POST', '/venues', 'cut');
+    const name = `${t.prefix} no retry venue`;
+    expect(await resolver.venue({ identity: name, venue: name } as VenueDraft)).toBeUndefined();
+    expect(report.toJSON().counts.venues.failed).toBe(1);
+    const s = sb.stats().byRoute;
+    expect(s['POST /venues']).toBe(1);
+    // The lookup before the create only: no verification, no repeat.
+    expect(s['GET /venues/by-slug/:slug']).toBe(1);
   });
 
   it('a create without a slug cannot be looked up, so it is reported, never repeated', async () => {

@@ -30,6 +30,13 @@ export interface SluggedConfig<R, C, U, UI, Q> {
 }
 
 type WithSlug = { slug?: string };
+
+/**
+ * Options of a create. `verify` finds the record after a failure that may or may not have landed
+ * when the body carries no slug to look it up by (venues and organizers, named by the site);
+ * without either, such a failure is thrown, never repeated.
+ */
+export type CreateOptions<R> = CallOptions & { verify?: (signal: AbortSignal) => Promise<R | null> };
 type PageQuery = { page?: number; per_page?: number };
 
 /** Options of single-record reads and deletes; events add the event `password`. */
@@ -116,11 +123,11 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
    * looked up by slug before being repeated, so it never lands twice, and the slug the site gave
    * is checked: a different one throws SlugMismatchError carrying the created record.
    */
-  create(body: C, opts?: CallOptions): Promise<R> {
+  create(body: C, opts?: CreateOptions<R>): Promise<R> {
     return this.#create(validate(this.cfg.create, body, 'POST', this.base, 'body') as C & WithSlug, opts);
   }
 
-  async #create(valid: C & WithSlug, opts: CallOptions | undefined): Promise<R> {
+  async #create(valid: C & WithSlug, opts: CreateOptions<R> | undefined): Promise<R> {
     const slug = valid.slug;
     const record = await this.exec.call<R>(
       {
@@ -130,9 +137,9 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
         body: valid,
         kind: 'create',
         parse: (j) => this.cfg.record.parse(j),
-        verify: slug ? (signal) => this.findBySlug(slug, { lang: opts?.lang, signal }) : undefined,
+        verify: slug ? (signal) => this.findBySlug(slug, { lang: opts?.lang, signal }) : opts?.verify,
       },
-      opts,
+      { lang: opts?.lang, signal: opts?.signal },
     );
     if (slug !== undefined && record.slug !== slug) {
       throw new SlugMismatchError(this.cfg.name, slug, record.slug ?? '', record);

@@ -9,9 +9,9 @@ import {
   Slug,
   WallTime,
 } from './common.ts';
-import { OrganizerRecord } from './organizers.ts';
+import { OrganizerCreate, OrganizerRecord } from './organizers.ts';
 import { TermRecord } from './terms.ts';
-import { VenueRecord } from './venues.ts';
+import { VenueCreate, VenueRecord } from './venues.ts';
 
 /**
  * Event record as the site returns it (src/sandbox/shapes.ts renders the same shape). Lenient where the live sites are odd:
@@ -102,9 +102,12 @@ export function eventCostText(record: Pick<EventRecord, 'cost' | 'cost_details'>
 }
 
 /**
- * The event write body (the fields src/sandbox/event-write.ts accepts). Dates are local wall times with an explicit `timezone`
- * (offsets, `Z` and epoch numbers are silently misread: src/sandbox/dates.ts). Venues, organizers and terms
- * go by id only: inline objects create orphans and names create bogus terms.
+ * The event write body (the fields src/sandbox/event-write.ts accepts). Dates are local wall times
+ * with an explicit `timezone` (offsets, `Z` and epoch numbers are silently misread:
+ * src/sandbox/dates.ts). Terms go by id only (names create bogus terms). A venue or organizer the
+ * site does not hold yet may go inline, as the fields of its own create: the site creates it
+ * (de-duplicated by title like `POST /venues`, test/contract/inline-linked.test.ts) and names it
+ * from its title; it takes no slug there.
  */
 const eventFields = {
   author: Id.optional(),
@@ -132,10 +135,13 @@ const eventFields = {
   /** Ids only; `[]` clears. An unknown id is silently dropped by the site. */
   categories: z.array(Id).optional(),
   tags: z.array(Id).optional(),
-  /** One venue id (the site links only the first); an array is accepted too (the documented form). */
-  venue: z.union([Id, z.array(Id)]).optional(),
-  /** Organizer ids; `[]` unlinks all, and omitting it unlinks all too (reset on omit). */
-  organizer: z.array(Id).optional(),
+  /** One venue id (the site links only the first; an array is accepted too, the documented form), or a new venue's fields. */
+  venue: z.union([Id, z.array(Id), VenueCreate.omit({ slug: true })]).optional(),
+  /**
+   * Organizer ids and/or new organizers' fields, always a list (a bare object is a 400 after the
+   * inline venue was created); `[]` unlinks all, and omitting it unlinks all too (reset on omit).
+   */
+  organizer: z.array(z.union([Id, OrganizerCreate.omit({ slug: true })])).optional(),
 };
 
 /** True when `end` is before `start`; both strings are `YYYY-MM-DD HH:MM:SS`, so text order is time order. */
