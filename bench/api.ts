@@ -87,6 +87,12 @@ async function measure(concurrency: number, durationMs: number, op: (i: number) 
   return run(concurrency, durationMs, op);
 }
 
+interface Target {
+  sb: SandboxLike;
+  slugs: string[];
+  n: number;
+}
+
 export async function runApiBench(opts: ApiBenchOptions = {}): Promise<{ scenarios: BenchScenario[] }> {
   const durationMs = opts.durationMs ?? 2000;
   const concurrencies = opts.concurrencies ?? [1, 8, 32];
@@ -102,93 +108,64 @@ export async function runApiBench(opts: ApiBenchOptions = {}): Promise<{ scenari
     const seeder = new CalendarClient({ restRoot: sb.url, namespace: sb.namespace, auth: { kind: 'basic', user: sb.user, password: sb.password } });
     for (let i = 0; i < n; i++) await seeder.events.upsertBySlug(slugs[i]!, body(i));
     await seeder.close();
-
-    const root = new URL(sb.url);
-    const basePath = root.pathname.replace(/\/+$/, '');
-    const authorization = `Basic ${Buffer.from(`${sb.user}:${sb.password}`).toString('base64')}`;
-    const payloads = slugs.map((_, i) => JSON.stringify(body(i)));
-
-    for (const concurrency of concurrencies) {
-      const connections = Math.max(8, concurrency);
-      const pool = new Pool(root.origin, { connections });
-      const bareOp = async (k: number) => {
-        const i = k % n;
-        const res = await pool.request({
-          method: 'POST',
-          path: `${basePath}/${sb.namespace}/events/by-slug/${slugs[i]}`,
-          headers: { authorization, 'content-type': 'application/json', accept: 'application/json' },
-          body: payloads[i],
-        });
-        const text = await res.body.text();
-        if (res.statusCode !== 200) throw new Error(`bare upsert: ${res.statusCode} ${text.slice(0, 200)}`);
-        JSON.parse(text);
-      };
-      const client = new CalendarClient({
-        restRoot: sb.url,
-        namespace: sb.namespace,
-        auth: { kind: 'basic', user: sb.user, password: sb.password },
-        connections,
-      });
-      const clientOp = async (k: number) => {
-        const i = k % n;
-        const { created } = await client.events.upsertBySlug(slugs[i]!, body(i));
-        if (created) throw new Error('client upsert created instead of updating');
-      };
-      // Short alternating rounds, best of each: the sandbox shares this process and the machine
-      // may be busy, so one long run per mode would mostly measure whatever else ran meanwhile.
-      let bare = 0;
-      let viaClient = 0;
-      let bareCpu = Infinity;
-      let clientCpu = Infinity;
-      for (let r = 0; r < rounds; r++) {
-        const order = r % 2 === 0 ? ([bareOp, clientOp] as const) : ([clientOp, bareOp] as const);
-        for (const op of order) {
-          const m = await measure(concurrency, durationMs / rounds, op);
-          if (op === bareOp) {
-            bare = Math.max(bare, m.rate);
-            bareCpu = Math.min(bareCpu, m.cpuPerOp);
-          } else {
-            viaClient = Math.max(viaClient, m.rate);
-            clientCpu = Math.min(clientCpu, m.cpuPerOp);
-          }
-        }
-      }
-      await pool.close();
-      await client.close();
-
-      scenarios.push({ name: `api.upsert-by-slug.bare.c${concurrency}`, figure: Math.round(bare), unit: 'events/s' });
-      scenarios.push({
-        name: `api.upsert-by-slug.client.c${concurrency}`,
-        figure: Math.round(viaClient),
-        unit: 'events/s',
-        reference: Math.round(bare),
-        ratio: Math.round((viaClient / bare) * 100) / 100,
-      });
-      // CPU is steadier than wall time on a busy machine: what the client adds per event.
-      scenarios.push({
-        name: `api.upsert-by-slug.client-cpu.c${concurrency}`,
-        figure: Math.round(clientCpu),
-        unit: 'µs CPU/event',
-        reference: Math.round(bareCpu),
-        ratio: Math.round((clientCpu / bareCpu) * 100) / 100,
-      });
-    }
+    for (const concurrency of concurrencies) scenarios.push(...(await compareAt({ sb, slugs, n }, concurrency, durationMs, rounds)));
   } finally {
     await sb.close();
   }
   return { scenarios };
 }
 
-if (import.meta.main) {
-  const json = process.argv.includes('--json');
-  const msArg = process.argv.find((a) => a.startsWith('--ms='));
-  const result = await runApiBench({ durationMs: msArg ? Number(msArg.slice(5)) : undefined });
-  if (json) {
-    console.log(JSON.stringify(result, null, 2));
-  } else {
-    for (const s of result.scenarios) {
-      const extra = s.ratio !== undefined ? `  (bare ${s.reference} ${s.unit}, client/bare ${s.ratio.toFixed(2)})` : '';
-      console.log(`${s.name.padEnd(36)} ${String(s.figure).padStart(8)} ${s.unit}${extra}`);
+/** A bare undici loop of by-slug upserts: the ceiling the client is compared with. */
+function bareUpsert(t: Target, pool: Pool): (k: number) => Promise<void> {
+  const root = new URL(t.sb.url);
+  const basePath = root.pathname.replace(/\/+$/, '');
+  const authorization = `Basic ${Buffer.from(`${t.sb.user}:${t.sb.password}`).toString('base64')}`;
+  const payloads = t.slugs.map((_, i) => JSON.stringify(body(i)));
+  return async (k: number) => {
+    const i = k % t.n;
+    const res = await pool.request({
+      method: 'POST',
+      path: `${basePath}/${t.sb.namespace}/events/by-slug/${t.slugs[i]}`,
+      headers: { authorization, 'content-type': 'application/json', accept: 'application/json' },
+      body: payloads[i],
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`bare upsert: ${res.statusCode} ${text.slice(0, 200)}`);
+    JSON.parse(text);
+  };
+}
+
+/** Client vs bare at one concurrency: rates and CPU per event. */
+async function compareAt(t: Target, concurrency: number, durationMs: number, rounds: number): Promise<BenchScenario[]> {
+  const connections = Math.max(8, concurrency);
+  const pool = new Pool(new URL(t.sb.url).origin, { connections });
+  const client = new CalendarClient({ restRoot: t.sb.url, namespace: t.sb.namespace, auth: { kind: 'basic', user: t.sb.user, password: t.sb.password }, connections });
+  const bareOp = bareUpsert(t, pool);
+  const clientOp = async (k: number) => {
+    const i = k % t.n;
+    const { created } = await client.events.upsertBySlug(t.slugs[i]!, body(i));
+    if (created) throw new Error('client upsert created instead of updating');
+  };
+  // Short alternating rounds, best of each: the sandbox shares this process and the machine
+  // may be busy, so one long run per mode would mostly measure whatever else ran meanwhile.
+  const best = { bare: 0, client: 0, bareCpu: Infinity, clientCpu: Infinity };
+  try {
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? (['bare', 'client'] as const) : (['client', 'bare'] as const);
+      for (const mode of order) {
+        const m = await measure(concurrency, durationMs / rounds, mode === 'bare' ? bareOp : clientOp);
+        best[mode] = Math.max(best[mode], m.rate);
+        best[`${mode}Cpu`] = Math.min(best[`${mode}Cpu`], m.cpuPerOp);
+      }
     }
+  } finally {
+    await pool.close();
+    await client.close();
   }
+  return [
+    { name: `api.upsert-by-slug.bare.c${concurrency}`, figure: Math.round(best.bare), unit: 'events/s' },
+    { name: `api.upsert-by-slug.client.c${concurrency}`, figure: Math.round(best.client), unit: 'events/s', reference: Math.round(best.bare), ratio: Math.round((best.client / best.bare) * 100) / 100 },
+    // CPU is steadier than wall time on a busy machine: what the client adds per event.
+    { name: `api.upsert-by-slug.client-cpu.c${concurrency}`, figure: Math.round(best.clientCpu), unit: 'µs CPU/event', reference: Math.round(best.bareCpu), ratio: Math.round((best.clientCpu / best.bareCpu) * 100) / 100 },
+  ];
 }

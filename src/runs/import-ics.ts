@@ -67,31 +67,14 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   const facts = await checkSite(p.site, { write: !p.dryRun }, ctx, report);
   const zone = defaultZone(p.defaultTimezone, facts);
   report.defaultTimezone = zone;
-  const state = stateFor(ctx);
-  const stateKey = `fetch:${p.site.key}:${p.lang}:${p.sourceKey}`;
-  const prev = (await state.get<FetchState>(stateKey)) ?? {};
-  const options = optionsFingerprint(p, zone.zone);
-  // The "unchanged, skip" shortcut only holds for the same options after a run that failed nothing.
-  const reusable = !p.dryRun && reusableState(prev, options, p.refreshAfterMs ?? 24 * 3_600_000);
+  const last = await lastRun(p, ctx, zone.zone);
 
   await ctx.onProgress?.({ phase: 'fetch', done: 0 });
-  let fetched;
-  try {
-    fetched = await fetchSource(p.location, {
-      allow: p.allow,
-      allowFiles: p.allowFiles,
-      signal: ctx.signal,
-      conditional: reusable ? { etag: prev.etag, lastModified: prev.lastModified } : undefined,
-    });
-  } catch (err) {
-    const msg = err instanceof FetchError ? err.message : `could not read ${p.location}: ${(err as Error).message}`;
-    throw new RunFailedError('fetch-failed', msg, { cause: err });
-  }
-  const local = isLocalLocation(p.location);
+  const fetched = await fetchFeed(p, ctx, last);
   const sha = fetched.body ? createHash('sha256').update(fetched.body).digest('hex') : undefined;
-  if (fetched.notModified || (reusable && sha !== undefined && sha === prev.sha)) {
+  if (fetched.notModified || (last.reusable && sha !== undefined && sha === last.prev.sha)) {
     report.notModified = true;
-    report.unchangedReason = unchangedReason(local, fetched.notModified);
+    report.unchangedReason = unchangedReason(isLocalLocation(p.location), fetched.notModified);
     ctx.log?.info({ source: p.sourceKey }, 'feed not modified');
     return report.finish();
   }
@@ -104,25 +87,59 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   await dropUnsafeImages(items, { allow: p.allow }, (w) => report.warn(w));
   if (summary.withoutUid > 0) report.warn(`${summary.withoutUid} VEVENT(s) have no UID: identified by summary + start + location, so editing those fields in the source makes a new event`);
 
+  const done: FetchState = { etag: fetched.etag, lastModified: fetched.lastModified, uidsSample: summary.uids.slice(0, 200), sha, options: last.options };
+  await writeFeed(p, ctx, report, { items, uids: summary.uids }, last, done);
+  return report.finish();
+}
+
+/** What the previous run of this feed left, and whether its "unchanged, skip" shortcut may be used. */
+interface LastRun {
+  state: ReturnType<typeof stateFor>;
+  key: string;
+  prev: FetchState;
+  options: string;
+  reusable: boolean;
+}
+
+async function lastRun(p: IcsImportParams, ctx: RunContext, zone: string): Promise<LastRun> {
+  const state = stateFor(ctx);
+  const key = `fetch:${p.site.key}:${p.lang}:${p.sourceKey}`;
+  const prev = (await state.get<FetchState>(key)) ?? {};
+  const options = optionsFingerprint(p, zone);
+  // The "unchanged, skip" shortcut only holds for the same options after a run that failed nothing.
+  const reusable = !p.dryRun && reusableState(prev, options, p.refreshAfterMs ?? 24 * 3_600_000);
+  return { state, key, prev, options, reusable };
+}
+
+async function fetchFeed(p: IcsImportParams, ctx: RunContext, last: LastRun) {
+  try {
+    return await fetchSource(p.location, {
+      allow: p.allow,
+      allowFiles: p.allowFiles,
+      signal: ctx.signal,
+      conditional: last.reusable ? { etag: last.prev.etag, lastModified: last.prev.lastModified } : undefined,
+    });
+  } catch (err) {
+    const msg = err instanceof FetchError ? err.message : `could not read ${p.location}: ${(err as Error).message}`;
+    throw new RunFailedError('fetch-failed', msg, { cause: err });
+  }
+}
+
+/**
+ * Terms, venues/organizers and events to the site in batches, then retirement. The feed counts as
+ * done (`clean`) only when this ends with nothing failed: until then no later run may skip it.
+ */
+async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport, feed: { items: Normalized<EventDraft>[]; uids: string[] }, last: LastRun, done: FetchState): Promise<void> {
   const client = new CalendarClient({ ...p.site.connection, language: p.lang, ...clientHooks(ctx, p.site.key) });
   const ledger = ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey });
+  const { items } = feed;
   try {
-    await guardUidChurn(items, summary.uids, prev, ledger, p, report);
+    await guardUidChurn(items, feed.uids, last.prev, ledger, p, report);
     // Until this run ends clean, no later run may take the feed as done (a crash mid-write included).
-    if (!p.dryRun) await state.set(stateKey, { ...prev, clean: false } satisfies FetchState);
+    if (!p.dryRun) await last.state.set(last.key, { ...last.prev, clean: false } satisfies FetchState);
     const writer = new SiteWriter({
-      client,
-      ledger,
-      report,
-      sourceKey: p.sourceKey,
-      lang: p.lang,
-      dryRun: p.dryRun,
-      onEdit: p.onEdit,
-      adoptLinked: p.adoptLinked,
-      status: p.status,
-      createTerms: p.createTerms,
-      concurrency: p.site.concurrency,
-      signal: ctx.signal,
+      client, ledger, report, sourceKey: p.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked,
+      status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal,
     });
     await writer.prime(items);
     for (let i = 0; i < items.length; i += BATCH) {
@@ -133,15 +150,11 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
     }
     await writer.retire({ policy: p.retire, window: p.window, maxShare: p.maxRetireShare, force: p.forceRetire });
     throwIfSiteDown(client);
-    if (!p.dryRun) {
-      const clean = report.exitCode() === 0;
-      await state.set(stateKey, { etag: fetched.etag, lastModified: fetched.lastModified, processedAt: new Date().toISOString(), uidsSample: summary.uids.slice(0, 200), sha, options, clean } satisfies FetchState);
-    }
+    if (!p.dryRun) await last.state.set(last.key, { ...done, processedAt: new Date().toISOString(), clean: report.exitCode() === 0 } satisfies FetchState);
   } finally {
     report.countRequests(client.stats());
     await client.close();
   }
-  return report.finish();
 }
 
 /** Parse + normalize in the isolated parser; a whole-file refusal fails the run with the parser's code. */
