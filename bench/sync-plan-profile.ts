@@ -59,12 +59,14 @@ try {
     const sync = new SiteSync(p, ctx as never, syncReport(p, ctx as never));
     const pages: unknown[] = [];
     const t = performance.now();
+    const cpu0 = process.cpuUsage();
     await sync.plan(async (page) => void pages.push(page));
     const planMs = performance.now() - t;
+    const cpu = process.cpuUsage(cpu0);
     // What the queue's pages would write, so the resync finds everything in the ledger.
     if (label === 'first') for (const page of pages) await sync.write(page as never);
     await sync.close();
-    console.log(`${label}: plan ${Math.round(planMs)} ms, ${pages.length} pages\n${summary(reqs.filter((r) => r.end <= t + planMs), planMs)}`);
+    console.log(`${label}: plan ${Math.round(planMs)} ms (this process's CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms), ${pages.length} pages\n${summary(reqs.filter((r) => r.end <= t + planMs), planMs)}`);
   }
   redis.disconnect();
   await server.stop();
