@@ -6,6 +6,7 @@ import type { ReportJson } from '../src/report/report.ts';
 import { mapConcurrent } from '../src/util/pool.ts';
 import { spawnWorker, waitFor, waitForFinish, writeConfig } from '../test/support/worker-process.ts';
 import { benchRedis, PASSWORD, sandboxProcess, USER, type SandboxProcess } from './env.ts';
+import { cpuShares, formatShares } from './cpu-share.ts';
 import { round, type Scenario } from './lib.ts';
 
 const ENV = { CALSYNC_USER: USER, CALSYNC_PASSWORD: PASSWORD };
@@ -71,14 +72,16 @@ async function syncFlow(src: SandboxProcess, events: number, workers: number, la
     // start on 2 cores, and a fixed pause let the 4-worker figure include that start-up.
     await waitFor('the worker processes', async () => (await queue.getWorkersCount()) >= workers, 60_000, 100);
     await dst.resetStats();
+    const cpu = cpuShares({ workers: procs.map((w) => w.child.pid), 'target site': [dst.child.pid], 'source site': [src.child.pid], redis: [redis.process.pid], bench: [process.pid] });
     const first = await run();
+    const firstCpu = cpu();
     const firstStats = await dst.stats();
     const firstRequests = firstStats.total;
     if (first.report.counts.events.created !== events) throw new Error(`first sync created ${first.report.counts.events.created}/${events}: ${JSON.stringify(first.report.counts.events)}`);
     await dst.resetStats();
     const again = await run();
     if (process.env.BENCH_SYNC_DEBUG) console.error(JSON.stringify({ workers, pages: first.pages, resyncPages: again.pages, targetRoutes: firstStats.byRoute }));
-    return { first: events / (first.ms / 1000), firstMs: first.ms, firstPlanMs: first.planMs, targetRate: firstRequests / (first.ms / 1000), resyncMs: again.ms, resyncWrites: (await dst.stats()).writes };
+    return { first: events / (first.ms / 1000), firstMs: first.ms, firstPlanMs: first.planMs, targetRate: firstRequests / (first.ms / 1000), resyncMs: again.ms, resyncWrites: (await dst.stats()).writes, pages: first.pages, cpu: firstCpu };
   } finally {
     await Promise.all(procs.map((w) => w.kill('SIGTERM')));
     await queue.close();
@@ -115,6 +118,10 @@ export async function runSyncBench(opts: { events?: number; slowEvents?: number;
       { name: `sync first run, ${at}, 1 worker: planning (one job)`, figure: round(one.firstPlanMs / 1000, 2), unit: 's', reference: `whole run ${round(one.firstMs / 1000, 1)} s`, ratio: round(one.firstPlanMs / one.firstMs, 2) },
       { name: `sync first run, ${at}, 4 workers`, figure: round(four.first, 0), unit: 'events/s', reference: '1 worker', ratio: round(four.first / one.first, 2) },
       { name: `sync first run, ${at}: requests/s the target served (1 / 4 workers)`, figure: round(four.targetRate, 0), unit: 'req/s', reference: `1 worker ${round(one.targetRate, 0)} req/s`, ratio: round(four.targetRate / one.targetRate, 2) },
+      { name: `sync first run, ${at}: write phase (first page job start to last end), 4 workers`, figure: round(four.pages.writeWallMs / 1000, 2), unit: 's', reference: `1 worker ${round(one.pages.writeWallMs / 1000, 2)} s`, ratio: round(one.pages.writeWallMs / four.pages.writeWallMs, 2) },
+      { name: `sync first run, ${at}: page jobs running at once (4 / 1 workers)`, figure: round(four.pages.inParallel, 1), unit: 'jobs', reference: `1 worker ${round(one.pages.inParallel, 1)}`, ratio: round(four.pages.inParallel / one.pages.inParallel, 2) },
+      { name: `sync first run, ${at}, 1 worker: CPU cores used`, figure: round(one.cpu.machine, 2), unit: 'cores busy (machine)', reference: formatShares(one.cpu) },
+      { name: `sync first run, ${at}, 4 workers: CPU cores used`, figure: round(four.cpu.machine, 2), unit: 'cores busy (machine)', reference: formatShares(four.cpu) },
       { name: `sync no-change resync, ${at}, 1 worker`, figure: round(one.resyncMs / 1000, 2), unit: 's', reference: `first run ${round(one.firstMs / 1000, 1)} s`, ratio: round(one.resyncMs / one.firstMs, 3) },
       { name: `sync no-change resync, ${at}, 4 workers`, figure: round(four.resyncMs / 1000, 2), unit: 's', reference: `first run ${round(four.firstMs / 1000, 1)} s`, ratio: round(four.resyncMs / four.firstMs, 3) },
       { name: `sync no-change resync, ${at}: writes (1 / 4 workers)`, figure: one.resyncWrites + four.resyncWrites, unit: 'writes' },
