@@ -38,7 +38,11 @@ const SUITES: [string, () => Promise<Scenario[]>][] = [
 ];
 
 // Subsets of a suite above, run only when named: `--only=csv-read` (CSV validate+normalize figures without the flows).
-const PARTS: [string, () => Promise<Scenario[]>][] = [['csv-read', () => runCsvReadBench()]];
+// `--only=sync-50ms`: the sync's 50 ms part alone (4 workers vs 1), without the 10k-event 0 ms part.
+const PARTS: [string, () => Promise<Scenario[]>][] = [
+  ['csv-read', () => runCsvReadBench()],
+  ['sync-50ms', () => runSyncBench({ parts: ['slow'] })],
+];
 
 const scenarios: Scenario[] = [];
 const started = Date.now();

@@ -4,8 +4,9 @@ import { bullConnection } from '../src/queue/connection.ts';
 import { resolveSite } from '../src/config/sites.ts';
 import type { ReportJson } from '../src/report/report.ts';
 import { mapConcurrent } from '../src/util/pool.ts';
-import { spawnWorker, waitForFinish, writeConfig } from '../test/support/worker-process.ts';
+import { spawnWorker, waitFor, waitForFinish, writeConfig } from '../test/support/worker-process.ts';
 import { benchRedis, PASSWORD, sandboxProcess, USER, type SandboxProcess } from './env.ts';
+import { cpuShares, formatShares } from './cpu-share.ts';
 import { round, type Scenario } from './lib.ts';
 
 const ENV = { CALSYNC_USER: USER, CALSYNC_PASSWORD: PASSWORD };
@@ -19,6 +20,25 @@ async function seedSource(src: SandboxProcess, events: number): Promise<void> {
     return client.events.create({ title: `Bench ${i}`, start_date: `${d} 10:00:00`, end_date: `${d} 11:00:00`, timezone: 'Europe/Berlin', slug: `bench-${i}`, venue: venue.id, categories: [cat.id] } as never);
   });
   await client.close();
+}
+
+/**
+ * The page jobs of a run: how long each took, and how many ran at once on average over the
+ * write phase (sum of their durations / first start to last finish), against how many the
+ * workers offer (`worker.concurrency.sync` per process).
+ */
+async function pageJobs(queue: Queue, plannerId: string) {
+  const jobs = (await queue.getJobs(['completed'], 0, -1)).filter((j) => j.name === 'sync-page' && String(j.id).includes(plannerId.replace(/[^A-Za-z0-9_-]/g, '-')));
+  const spans = jobs.map((j) => ({ from: j.processedOn ?? 0, to: j.finishedOn ?? 0 }));
+  const busy = spans.reduce((s, x) => s + (x.to - x.from), 0);
+  const wall = spans.length ? Math.max(...spans.map((x) => x.to)) - Math.min(...spans.map((x) => x.from)) : 0;
+  const all = await queue.getJobs(['completed'], 0, -1);
+  const planner = all.find((j) => j.id === plannerId);
+  const t0 = planner?.timestamp ?? 0;
+  const at = (n?: number) => (n ? n - t0 : undefined);
+  const timeline = Object.fromEntries(all.filter((j) => j.name !== 'sync-page' && (j.id === plannerId || String(j.id).includes(plannerId.replace(/[^A-Za-z0-9_-]/g, '-')))).map((j) => [j.name, [at(j.processedOn), at(j.finishedOn)]]));
+  timeline.pages = [Math.min(...spans.map((x) => x.from)) - t0, Math.max(...spans.map((x) => x.to)) - t0];
+  return { count: jobs.length, meanMs: jobs.length ? busy / jobs.length : 0, writeWallMs: wall, inParallel: wall ? busy / wall : 0, timeline };
 }
 
 /**
@@ -45,17 +65,23 @@ async function syncFlow(src: SandboxProcess, events: number, workers: number, la
     const planner = await queue.add('sync-site', { sync: 'bench' });
     const finish = await waitForFinish(queue, planner, 600_000, 20);
     const p = await queue.getJob(planner.id as string);
-    return { ms: performance.now() - t, planMs: (p?.finishedOn ?? 0) - (p?.processedOn ?? 0), report: finish.returnvalue as ReportJson };
+    return { ms: performance.now() - t, planMs: (p?.finishedOn ?? 0) - (p?.processedOn ?? 0), pages: await pageJobs(queue, planner.id as string), report: finish.returnvalue as ReportJson };
   };
   try {
-    await new Promise((r) => setTimeout(r, 1500)); // let the worker processes start
+    // Every worker process listening before the clock starts: 4 Node processes take seconds to
+    // start on 2 cores, and a fixed pause let the 4-worker figure include that start-up.
+    await waitFor('the worker processes', async () => (await queue.getWorkersCount()) >= workers, 60_000, 100);
     await dst.resetStats();
+    const cpu = cpuShares({ workers: procs.map((w) => w.child.pid), 'target site': [dst.child.pid], 'source site': [src.child.pid], redis: [redis.process.pid], bench: [process.pid] });
     const first = await run();
-    const firstRequests = (await dst.stats()).total;
+    const firstCpu = cpu();
+    const firstStats = await dst.stats();
+    const firstRequests = firstStats.total;
     if (first.report.counts.events.created !== events) throw new Error(`first sync created ${first.report.counts.events.created}/${events}: ${JSON.stringify(first.report.counts.events)}`);
     await dst.resetStats();
     const again = await run();
-    return { first: events / (first.ms / 1000), firstMs: first.ms, firstPlanMs: first.planMs, targetRate: firstRequests / (first.ms / 1000), resyncMs: again.ms, resyncWrites: (await dst.stats()).writes };
+    if (process.env.BENCH_SYNC_DEBUG) console.error(JSON.stringify({ workers, pages: first.pages, resyncPages: again.pages, targetRoutes: firstStats.byRoute }));
+    return { first: events / (first.ms / 1000), firstMs: first.ms, firstPlanMs: first.planMs, targetRate: firstRequests / (first.ms / 1000), resyncMs: again.ms, resyncWrites: (await dst.stats()).writes, pages: first.pages, cpu: firstCpu };
   } finally {
     await Promise.all(procs.map((w) => w.kill('SIGTERM')));
     await queue.close();
@@ -74,11 +100,17 @@ async function atLatency(events: number, latencyMs: number) {
   }
 }
 
-export async function runSyncBench(opts: { events?: number; slowEvents?: number } = {}): Promise<Scenario[]> {
+/**
+ * `parts`: `fast` (10k events, 0 ms), `slow` (2000 events, 50 ms: the 4-workers-vs-1 goal), or
+ * both; `npm run bench -- --only=sync-50ms` runs the slow part alone.
+ */
+export async function runSyncBench(opts: { events?: number; slowEvents?: number; parts?: ('fast' | 'slow')[] } = {}): Promise<Scenario[]> {
   const n = opts.events ?? 10_000;
   const slow = opts.slowEvents ?? 2000;
+  const parts = opts.parts ?? ['fast', 'slow'];
+  const runs = [...(parts.includes('fast') ? [[n, 0] as const] : []), ...(parts.includes('slow') ? [[slow, 50] as const] : [])];
   const out: Scenario[] = [];
-  for (const [events, latency] of [[n, 0], [slow, 50]] as const) {
+  for (const [events, latency] of runs) {
     const { one, four } = await atLatency(events, latency);
     const at = `${events} events, ${latency} ms sandboxes`;
     out.push(
@@ -86,6 +118,10 @@ export async function runSyncBench(opts: { events?: number; slowEvents?: number 
       { name: `sync first run, ${at}, 1 worker: planning (one job)`, figure: round(one.firstPlanMs / 1000, 2), unit: 's', reference: `whole run ${round(one.firstMs / 1000, 1)} s`, ratio: round(one.firstPlanMs / one.firstMs, 2) },
       { name: `sync first run, ${at}, 4 workers`, figure: round(four.first, 0), unit: 'events/s', reference: '1 worker', ratio: round(four.first / one.first, 2) },
       { name: `sync first run, ${at}: requests/s the target served (1 / 4 workers)`, figure: round(four.targetRate, 0), unit: 'req/s', reference: `1 worker ${round(one.targetRate, 0)} req/s`, ratio: round(four.targetRate / one.targetRate, 2) },
+      { name: `sync first run, ${at}: write phase (first page job start to last end), 4 workers`, figure: round(four.pages.writeWallMs / 1000, 2), unit: 's', reference: `1 worker ${round(one.pages.writeWallMs / 1000, 2)} s`, ratio: round(one.pages.writeWallMs / four.pages.writeWallMs, 2) },
+      { name: `sync first run, ${at}: page jobs running at once (4 / 1 workers)`, figure: round(four.pages.inParallel, 1), unit: 'jobs', reference: `1 worker ${round(one.pages.inParallel, 1)}`, ratio: round(four.pages.inParallel / one.pages.inParallel, 2) },
+      { name: `sync first run, ${at}, 1 worker: CPU cores used`, figure: round(one.cpu.machine, 2), unit: 'cores busy (machine)', reference: formatShares(one.cpu) },
+      { name: `sync first run, ${at}, 4 workers: CPU cores used`, figure: round(four.cpu.machine, 2), unit: 'cores busy (machine)', reference: formatShares(four.cpu) },
       { name: `sync no-change resync, ${at}, 1 worker`, figure: round(one.resyncMs / 1000, 2), unit: 's', reference: `first run ${round(one.firstMs / 1000, 1)} s`, ratio: round(one.resyncMs / one.firstMs, 3) },
       { name: `sync no-change resync, ${at}, 4 workers`, figure: round(four.resyncMs / 1000, 2), unit: 's', reference: `first run ${round(four.firstMs / 1000, 1)} s`, ratio: round(four.resyncMs / four.firstMs, 3) },
       { name: `sync no-change resync, ${at}: writes (1 / 4 workers)`, figure: one.resyncWrites + four.resyncWrites, unit: 'writes' },
@@ -95,6 +131,8 @@ export async function runSyncBench(opts: { events?: number; slowEvents?: number 
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const s = await runSyncBench();
+  // `node bench/sync.ts --slow` (or `--fast`): one part only.
+  const only = (['fast', 'slow'] as const).filter((x) => process.argv.includes(`--${x}`));
+  const s = await runSyncBench(only.length ? { parts: [...only] } : {});
   console.log(s.map((x) => `${x.name}: ${x.figure} ${x.unit}${x.ratio !== undefined ? ` (×${x.ratio} of ${x.reference})` : ''}`).join('\n'));
 }

@@ -13,6 +13,7 @@ import { RunReport, type ReportJson } from '../report/report.ts';
 import type { RetirePolicy } from '../write/retire.ts';
 import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
 import { checkSite } from './site-check.ts';
+import { BoundedTasks } from '../util/pool.ts';
 
 export interface SyncParams {
   from: ResolvedSite;
@@ -63,6 +64,12 @@ export function listBound(d: Date): string {
  * the same value. Only values older than this (by our clock, allowing for skew) may skip rendering.
  */
 const SETTLED_MS = 5 * 60_000;
+
+/**
+ * Source pages planned at once. Planning a page is mostly waiting (its raw text from the source,
+ * its links on the target), so one at a time made the planner a serial chain of round trips.
+ */
+const PLAN_PAGES_IN_FLIGHT = 4;
 
 export function syncReport(p: SyncParams, ctx: RunContext, runId = ctx.runId ?? randomUUID()): RunReport {
   return new RunReport({ id: runId, kind: 'sync-site', source: p.from.name, site: p.to.name, language: p.lang, dryRun: p.dryRun });
@@ -122,24 +129,39 @@ export class SiteSync {
 
     let pages = 0;
     let done = 0;
-    const flush = async (records: EventRecord[]) => {
-      if (records.length === 0) return;
-      await onPage({ index: pages++, items: await this.planRecords(await rawText.apply(records), categoriesById) });
-      done += records.length;
-      await ctx.onProgress?.({ phase: 'plan', done });
+    // Pages are planned side by side (each waits on the source's raw text and, the first time,
+    // on the target's terms/venues/organizers); the resolvers share one request per item.
+    const tasks = new BoundedTasks(Math.min(PLAN_PAGES_IN_FLIGHT, p.from.concurrency));
+    const flush = (records: EventRecord[]): Promise<void> => {
+      if (records.length === 0) return Promise.resolve();
+      const index = pages++;
+      return tasks.run(async () => {
+        await onPage({ index, items: await this.planRecords(await rawText.apply(records), categoriesById) });
+        done += records.length;
+        await ctx.onProgress?.({ phase: 'plan', done });
+      });
     };
-    let batch: EventRecord[] = [];
-    for await (const r of source.events.iterate(query, { lang: p.lang, concurrency: 4 })) {
-      if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
-      batch.push(r);
-      if (batch.length >= pageSize) {
-        await flush(batch);
-        batch = [];
+    try {
+      let batch: EventRecord[] = [];
+      for await (const r of source.events.iterate(query, { lang: p.lang, concurrency: 4 })) {
+        if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
+        batch.push(r);
+        if (batch.length >= pageSize) {
+          await flush(batch);
+          batch = [];
+        }
       }
+      await flush(batch);
+      // Every listed page is planned (and `seen`) before the hidden ones are looked for.
+      await tasks.drain();
+      // Events hidden from listings are not listed by the source: fetch the ones copied before by id.
+      await flush(await this.hiddenRecords(source));
+      await tasks.drain();
+    } catch (err) {
+      // No page is left planning (or saving) after the planner gave up.
+      await tasks.drain().catch(() => undefined);
+      throw err;
     }
-    await flush(batch);
-    // Events hidden from listings are not listed by the source: fetch the ones copied before by id.
-    await flush(await this.hiddenRecords(source));
     if (rawText.unavailable) {
       this.report.warn(`titles and texts were copied as the source renders them (typographic quotes and dashes), not as typed: ${rawText.unavailable}; the source's user needs to be able to edit events for the raw text`);
     }

@@ -15,3 +15,32 @@ export async function mapConcurrent<T, R>(items: readonly T[], concurrency: numb
   await Promise.all(workers);
   return results;
 }
+
+/**
+ * Tasks started one by one as their input arrives (pages of a listing), at most `limit` running:
+ * `run` waits for a free slot. The first failure is kept: later `run` calls and `drain` throw it,
+ * and `drain` first waits for every task still running (none is left behind unobserved).
+ */
+export class BoundedTasks {
+  private readonly limit: number;
+  private readonly running = new Set<Promise<void>>();
+  private failure: { err: unknown } | undefined;
+
+  constructor(limit: number) {
+    this.limit = Math.max(1, Math.floor(limit));
+  }
+
+  async run(fn: () => Promise<void>): Promise<void> {
+    while (this.running.size >= this.limit && !this.failure) await Promise.race(this.running);
+    if (this.failure) throw this.failure.err;
+    const task: Promise<void> = fn()
+      .catch((err: unknown) => void (this.failure ??= { err }))
+      .finally(() => this.running.delete(task));
+    this.running.add(task);
+  }
+
+  async drain(): Promise<void> {
+    while (this.running.size) await Promise.race(this.running);
+    if (this.failure) throw this.failure.err;
+  }
+}

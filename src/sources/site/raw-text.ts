@@ -11,7 +11,8 @@ import type { Language } from '../../model/languages.ts';
  * Copying that would change `Tom's "late" set` into `Tom’s “late” set` on the target. WordPress
  * core's own route for the same posts (`/wp/v2/tribe_events`, `tribe_venue`, `tribe_organizer`,
  * registered by TEC with `show_in_rest`) gives the stored text under `context=edit` (`title.raw`,
- * `content.raw`, `excerpt.raw`), to a user who may edit them. One request per page of records.
+ * `content.raw`, `excerpt.raw`), to a user who may edit them. One request per page of events,
+ * and one per batch of venues/organizers not seen before in the run.
  *
  * Without that route or that permission (401/403/404, or an answer of another shape) the reader
  * switches itself off for the run and the sync keeps the rendered text, decoded (see README).
@@ -35,6 +36,11 @@ const CHUNK = 100;
 export class RawTextReader {
   private readonly client: CalendarClient;
   private readonly lang?: Language;
+  /**
+   * Venue and organizer texts by id, read once per run: every page of a source names the same
+   * few again. In flight or done, so pages planned at the same time share one request.
+   */
+  private readonly linked: Record<'venues' | 'organizers', Map<number, Promise<RawText | undefined>>> = { venues: new Map(), organizers: new Map() };
   /** Why the route is not used, once it has failed; undefined while it works. */
   unavailable?: string;
 
@@ -49,44 +55,73 @@ export class RawTextReader {
     const out = new Map<number, RawText>();
     const unique = [...new Set(ids)];
     for (let i = 0; i < unique.length && !this.unavailable; i += CHUNK) {
-      const chunk = unique.slice(i, i + CHUNK);
-      const type = POST_TYPES[kind];
-      let body: unknown;
-      try {
-        body = await this.client.request({
-          method: 'GET',
-          path: `/${type}`,
-          route: `/wp/v2/${type}`,
-          query: { include: chunk.join(','), per_page: CHUNK, context: 'edit', status: 'any', _fields: 'id,title,content,excerpt' },
-        }, { lang: this.lang });
-      } catch (err) {
-        if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429) {
-          this.unavailable = `${err.method} ${err.url.replace(/\?.*$/, '')} → ${err.status} ${err.code}`;
-          break;
-        }
-        throw err;
+      const body = await this.fetchChunk(kind, unique.slice(i, i + CHUNK));
+      for (const item of body ?? []) out.set(item.id, { title: item.title?.raw, content: item.content?.raw, excerpt: item.excerpt?.raw });
+    }
+    return out;
+  }
+
+  /** One request; undefined (and the reader switched off) when the route is not usable. */
+  private async fetchChunk(kind: RawKind, chunk: number[]): Promise<z.infer<typeof RawItems> | undefined> {
+    const type = POST_TYPES[kind];
+    let body: unknown;
+    try {
+      body = await this.client.request({
+        method: 'GET',
+        path: `/${type}`,
+        route: `/wp/v2/${type}`,
+        query: { include: chunk.join(','), per_page: CHUNK, context: 'edit', status: 'any', _fields: 'id,title,content,excerpt' },
+      }, { lang: this.lang });
+    } catch (err) {
+      if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429) {
+        // Reads run side by side: the first refusal is the one reported.
+        this.unavailable ??= `${err.method} ${err.url.replace(/\?.*$/, '')} → ${err.status} ${err.code}`;
+        return undefined;
       }
-      const parsed = RawItems.safeParse(body);
-      if (!parsed.success) {
-        this.unavailable = `/wp/v2/${type} answered in an unexpected shape`;
-        break;
+      throw err;
+    }
+    const parsed = RawItems.safeParse(body);
+    if (!parsed.success) {
+      this.unavailable ??= `/wp/v2/${type} answered in an unexpected shape`;
+      return undefined;
+    }
+    return parsed.data;
+  }
+
+  /** Venue/organizer texts by id: those not read yet in this run in one go, the rest from before. */
+  private async readLinked(kind: 'venues' | 'organizers', ids: number[]): Promise<Map<number, RawText>> {
+    const memo = this.linked[kind];
+    const fresh = [...new Set(ids)].filter((id) => !memo.has(id));
+    if (fresh.length) {
+      const batch = this.read(kind, fresh);
+      for (const id of fresh) {
+        const one = batch.then((m) => m.get(id));
+        // Whoever awaits it sees the failure; one never awaited must not surface as unhandled.
+        one.catch(() => undefined);
+        memo.set(id, one);
       }
-      for (const item of parsed.data) out.set(item.id, { title: item.title?.raw, content: item.content?.raw, excerpt: item.excerpt?.raw });
+      // A failed read is not kept: the next page asks again (and fails the run the same way).
+      batch.catch(() => {
+        for (const id of fresh) memo.delete(id);
+      });
+    }
+    const out = new Map<number, RawText>();
+    for (const id of new Set(ids)) {
+      const t = await memo.get(id);
+      if (t) out.set(id, t);
     }
     return out;
   }
 
   /**
    * Copies of `records` whose event, venue and organizer titles and texts are the raw ones where
-   * the route gave them; the rest keep the rendered values.
+   * the route gave them; the rest keep the rendered values. The three reads go out together.
    */
   async apply(records: EventRecord[]): Promise<EventRecord[]> {
     if (this.unavailable || records.length === 0) return records;
     const venueIds = records.map((r) => eventVenue(r)?.id).filter((n): n is number => typeof n === 'number');
     const orgIds = records.flatMap((r) => (r.organizer ?? []).map((o) => (o as { id?: number }).id)).filter((n): n is number => typeof n === 'number');
-    const events = await this.read('events', records.map((r) => r.id));
-    const venues = await this.read('venues', venueIds);
-    const organizers = await this.read('organizers', orgIds);
+    const [events, venues, organizers] = await Promise.all([this.read('events', records.map((r) => r.id)), this.readLinked('venues', venueIds), this.readLinked('organizers', orgIds)]);
     return records.map((r) => {
       const e = events.get(r.id);
       const copy: EventRecord = { ...r };
