@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inertText, parsedHtml, sanitizeHtml } from '../../src/model/html.ts';
+import { inertText, parsedHtml, plainText, sanitizeHtml } from '../../src/model/html.ts';
 
 /**
  * sanitizeHtml skips the parser for text with no `<` and no `&` (src/model/html.ts, inertText).
@@ -69,5 +69,14 @@ describe('sanitizer fast path for text without markup or entities', () => {
     expect(sanitizeHtml('a <script>alert(1)</script> b')).toBe('a  b');
     expect(sanitizeHtml('fish &amp; chips &lt;b&gt;')).toBe('fish &amp; chips &lt;b&gt;');
     expect(sanitizeHtml('x > y <b>z</b>')).toBe('x &gt; y <b>z</b>');
+  });
+
+  it('remembered answers for repeated short values are the parser\'s, before and after the memo fills', () => {
+    const values = Array.from({ length: 3000 }, (_, i) => `Food &amp; Drink <b>${i}</b> & <script>x${i}</script>`);
+    const first = values.map((v) => [plainText(v), sanitizeHtml(v)]);
+    const again = values.map((v) => [plainText(v), sanitizeHtml(v)]);
+    expect(again).toEqual(first);
+    expect(first[7]).toEqual(['Food & Drink 7 & ', 'Food &amp; Drink <b>7</b> &amp;']);
+    expect(sanitizeHtml(values[7]!)).toBe(parsedHtml(values[7]!).trim());
   });
 });
