@@ -10,7 +10,7 @@ import {
   TimeoutError,
   type TimeoutKind,
 } from './errors/index.ts';
-import { errorFromResponse, errorFromSuccessBody, excerptOf, type ResponseContext } from './response.ts';
+import { errorFromResponse, errorFromSuccessBody, excerptOf, mayBeSerializedError, type ResponseContext } from './response.ts';
 import {
   backoffDelay,
   decideAfterNetworkError,
@@ -78,10 +78,33 @@ function isTyped(err: unknown): boolean {
   );
 }
 
+/**
+ * Where a call goes, for its errors. The display URL is built on first read: a call that succeeds
+ * (nearly all of them) never needs it, and building it cost a query copy and a string per call.
+ */
+class Where {
+  readonly method: AttemptRequest['method'];
+  readonly route: string;
+  #url: string | undefined;
+  readonly #urlOf: () => string;
+  constructor(method: AttemptRequest['method'], route: string, urlOf: () => string) {
+    this.method = method;
+    this.route = route;
+    this.#urlOf = urlOf;
+  }
+  get url(): string {
+    return (this.#url ??= this.#urlOf());
+  }
+  /** A plain copy for errors (`{ ...where }` would miss `url`: a prototype getter is not an own property). */
+  plain(): { method: AttemptRequest['method']; route: string; url: string } {
+    return { method: this.method, route: this.route, url: this.url };
+  }
+}
+
 /** One logical call's fixed parts. */
 interface Call {
   query: Array<[string, string]>;
-  where: { method: AttemptRequest['method']; route: string; url: string };
+  where: Where;
   totalMs: number;
   deadlineAt: number;
   deadline: AbortSignal;
@@ -148,7 +171,6 @@ export class Executor {
     const lang = opts.lang ?? this.#conn.language;
     const query: Array<[string, string]> = [...(spec.query ?? [])];
     if (lang) query.push(['ml_language', lang]);
-    const url = this.#transport.displayUrl(spec.path, query);
     const { totalMs } = this.#conn.timeouts;
     const deadlineAt = Date.now() + totalMs;
     // Not AbortSignal.timeout: its timer outlives the call (120 s by default), so a busy client
@@ -157,7 +179,8 @@ export class Executor {
     const timer = setTimeout(() => deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), totalMs);
     timer.unref();
     const signal = opts.signal ? AbortSignal.any([opts.signal, deadline.signal]) : deadline.signal;
-    return { query, where: { method: spec.method, route: spec.route, url }, totalMs, deadlineAt, deadline: deadline.signal, timer, signal };
+    const where = new Where(spec.method, spec.route, () => this.#transport.displayUrl(spec.path, query));
+    return { query, where, totalMs, deadlineAt, deadline: deadline.signal, timer, signal };
   }
 
   /** Waits until an attempt may leave: breaker closed, Retry-After gate passed, limiter slot taken. */
@@ -174,8 +197,7 @@ export class Executor {
 
   /** One attempt: the call's result, or the failure with what to do about it. */
   async #attempt<T>(spec: CallSpec<T>, c: Call, attempt: number): Promise<Outcome<T>> {
-    const ctx: ResponseContext = { ...c.where, attempts: attempt, notFoundParams: spec.notFoundParams };
-    const started = performance.now();
+    const started = this.#conn.onRequest ? performance.now() : 0; // only the metrics hook reads it
     this.#stats.requests++;
     let res: RawResponse;
     try {
@@ -184,23 +206,28 @@ export class Executor {
       if (c.signal.aborted) throw err;
       const code = networkCode(err);
       this.#report(spec, 'network-error', started, attempt);
-      const failure = this.#networkError(code, err, c.where, attempt);
+      const failure = this.#networkError(code, err, c.where.plain(), attempt);
       this.#conn.breaker.failed(`${spec.method} ${spec.route} → network error ${code}`);
       return { failure, decision: decideAfterNetworkError(code, spec.kind, spec.verify !== undefined) };
     }
-    return this.#afterResponse(spec, res, ctx, started, attempt);
+    return this.#afterResponse(spec, res, c, started, attempt);
   }
 
-  #afterResponse<T>(spec: CallSpec<T>, res: RawResponse, ctx: ResponseContext, started: number, attempt: number): Outcome<T> {
+  /** Where an attempt's response came from, for the error it may become (built only then). */
+  #context(spec: CallSpec<unknown>, c: Call, attempt: number): ResponseContext {
+    return { ...c.where.plain(), attempts: attempt, notFoundParams: spec.notFoundParams };
+  }
+
+  #afterResponse<T>(spec: CallSpec<T>, res: RawResponse, c: Call, started: number, attempt: number): Outcome<T> {
     let retryAfterMs: number | undefined;
     if (res.status === 429 || res.status === 503) retryAfterMs = parseRetryAfter(res.headers['retry-after']);
     if (res.status === 429) this.#stats.throttled++;
     this.#report(spec, res.status, started, attempt, retryAfterMs);
     if (res.status >= 200 && res.status < 300) {
       this.#conn.breaker.succeeded();
-      return { result: this.#success(spec, res, ctx) };
+      return { result: this.#success(spec, res, c, attempt) };
     }
-    const err = errorFromResponse(res, ctx);
+    const err = errorFromResponse(res, this.#context(spec, c, attempt));
     if (isSiteFailure(res.status, err.code)) this.#conn.breaker.failed(`${spec.method} ${spec.route} → ${res.status} ${err.code}`);
     else this.#conn.breaker.succeeded();
     const recovered = spec.recover?.(err);
@@ -226,27 +253,27 @@ export class Executor {
     if (isTyped(err)) return err;
     if (opts.signal?.aborted) return opts.signal.reason;
     if (c.deadline.aborted) {
-      return new TimeoutError({ ...c.where, code: 'DEADLINE', attempts: attempt, kind: 'total', timeoutMs: c.totalMs, cause: err });
+      return new TimeoutError({ ...c.where.plain(), code: 'DEADLINE', attempts: attempt, kind: 'total', timeoutMs: c.totalMs, cause: err });
     }
     return err;
   }
 
-  #success<T>(spec: CallSpec<T>, res: RawResponse, ctx: ResponseContext): T {
-    const serialized = errorFromSuccessBody(res, ctx);
+  #success<T>(spec: CallSpec<T>, res: RawResponse, c: Call, attempt: number): T {
+    const serialized = mayBeSerializedError(res.json) ? errorFromSuccessBody(res, this.#context(spec, c, attempt)) : undefined;
     if (serialized) {
       const recovered = spec.recover?.(serialized);
       if (recovered !== undefined) return recovered;
       throw serialized;
     }
     if (res.json === undefined) {
-      throw new ResponseFormatError({ ...ctx, status: res.status, problem: 'body is not JSON', excerpt: excerptOf(res.text) });
+      throw new ResponseFormatError({ ...this.#context(spec, c, attempt), status: res.status, problem: 'body is not JSON', excerpt: excerptOf(res.text) });
     }
     try {
       return spec.parse(res.json, res);
     } catch (err) {
       if (isTyped(err)) throw err;
       const problem = err instanceof Error ? err.message.replace(/\s+/g, ' ').slice(0, 500) : String(err);
-      throw new ResponseFormatError({ ...ctx, status: res.status, problem, excerpt: res.text.slice(0, 200) });
+      throw new ResponseFormatError({ ...this.#context(spec, c, attempt), status: res.status, problem, excerpt: res.text.slice(0, 200) });
     }
   }
 

@@ -48,13 +48,18 @@ export function errorFromResponse(res: RawResponse, ctx: ResponseContext): ApiEr
   return classify(res.status, code, data?.params, ctx) ? new NotFoundError(init) : new ApiError(init);
 }
 
+/** The cheap shape test of a serialized WP_Error (an `errors` key, no `id`), before any schema runs. */
+export function mayBeSerializedError(json: unknown): json is object {
+  return !!json && typeof json === 'object' && !Array.isArray(json) && 'errors' in json && !('id' in json);
+}
+
 /**
  * TEC 6.17.1 answers some misses with 200 and a serialized WP_Error body
  * (`{"errors":{"event-not-found":[…]},"error_data":[]}`); any 2xx body of that shape is an error.
  */
 export function errorFromSuccessBody(res: RawResponse, ctx: ResponseContext): ApiError | undefined {
   const json = res.json;
-  if (!json || typeof json !== 'object' || Array.isArray(json) || !('errors' in json) || 'id' in json) return undefined;
+  if (!mayBeSerializedError(json)) return undefined;
   const parsed = SerializedWpError.safeParse(json);
   if (!parsed.success) return undefined;
   const [code, messages] = Object.entries(parsed.data.errors)[0] ?? ['unknown_error', []];

@@ -30,12 +30,14 @@ const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 export class Transport {
   readonly #pool: Pool;
   readonly #authHeader?: string;
-  readonly #userAgent: string;
   readonly #namespace: string;
   readonly #origin: string;
   readonly #basePath: string;
   /** Set for sites without pretty permalinks: `index.php?rest_route=/ns/route`. */
   readonly #restRouteParams?: URLSearchParams;
+  /** Request headers without and with a JSON body: the same for every attempt, built once (undici only reads them). */
+  readonly #headers: Readonly<Record<string, string>>;
+  readonly #jsonHeaders: Readonly<Record<string, string>>;
 
   constructor(conn: ResolvedConnection) {
     const root = new URL(conn.restRoot);
@@ -59,7 +61,10 @@ export class Transport {
     } else {
       this.#basePath = root.pathname.replace(/\/+$/, '');
     }
-    this.#userAgent = conn.userAgent;
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': conn.userAgent };
+    if (this.#authHeader) headers.authorization = this.#authHeader;
+    this.#headers = headers;
+    this.#jsonHeaders = { ...headers, 'content-type': 'application/json' };
     this.#pool = new Pool(this.#origin, {
       connections: conn.connections,
       connect: { timeout: conn.timeouts.connectMs },
@@ -89,20 +94,11 @@ export class Transport {
   }
 
   async send(req: AttemptRequest): Promise<RawResponse> {
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'user-agent': this.#userAgent,
-    };
-    if (this.#authHeader) headers.authorization = this.#authHeader;
-    let payload: string | undefined;
-    if (req.body !== undefined) {
-      payload = JSON.stringify(req.body);
-      headers['content-type'] = 'application/json';
-    }
+    const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
     const res = await this.#pool.request({
       method: req.method,
       path: this.target(req.path, req.query),
-      headers,
+      headers: payload === undefined ? this.#headers : this.#jsonHeaders,
       body: payload,
       signal: req.signal,
     });

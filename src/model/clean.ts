@@ -35,6 +35,18 @@ const ORGANIZER: LinkedTable<OrganizerDraft> = {
   fields: { description: 'html', email: 'text', phone: 'text', website: 'url' },
 };
 
+const ENTRIES = new WeakMap<object, [string, (v: string | undefined) => string | undefined][]>();
+
+/** A table's fields with their cleaners, listed once per table rather than once per record. */
+function cleanersOf<D>(table: LinkedTable<D>): [string, (v: string | undefined) => string | undefined][] {
+  let entries = ENTRIES.get(table);
+  if (!entries) {
+    entries = (Object.entries(table.fields) as [string, Cleaner][]).map(([k, c]) => [k, CLEANERS[c]]);
+    ENTRIES.set(table, entries);
+  }
+  return entries;
+}
+
 /** A venue or organizer by its table, or undefined when its name was nothing but markup. */
 function cleanLinked<T extends object, D>(v: T | undefined, table: LinkedTable<D>): T | undefined {
   if (!v) return undefined;
@@ -42,7 +54,7 @@ function cleanLinked<T extends object, D>(v: T | undefined, table: LinkedTable<D
   const name = text(fields[table.name]);
   if (!name) return undefined;
   const out: Record<string, unknown> = { ...v, [table.name]: name };
-  for (const [k, cleaner] of Object.entries(table.fields) as [string, Cleaner][]) if (k in v) put(out, k, CLEANERS[cleaner](fields[k]));
+  for (const [k, clean] of cleanersOf(table)) if (k in v) put(out, k, clean(fields[k]));
   return out as T;
 }
 

@@ -10,9 +10,8 @@ import { z } from 'zod';
  */
 
 /** `YYYY-MM-DD HH:MM:SS`: the only date form the site reads reliably (no `T`, offset, `Z` or epoch). */
-export const WallTime = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, 'expected local wall time YYYY-MM-DD HH:MM:SS');
+export const WALL_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+export const WallTime = z.string().regex(WALL_TIME, 'expected local wall time YYYY-MM-DD HH:MM:SS');
 
 /** A list filter date: a day or a wall time, never an offset (the site would misread it). */
 export const QueryDate = z

@@ -84,16 +84,43 @@ function preview(fields: string[]): string {
 /** Reads past blank records, counting them (only those below the header end up reported). */
 class NonBlank {
   blankLines = 0;
-  private readonly records: AsyncGenerator<RawRecord, void, undefined>;
-  constructor(records: AsyncGenerator<RawRecord, void, undefined>) {
-    this.records = records;
+  private readonly batches: AsyncGenerator<RawRecord[], void, undefined>;
+  /** The batch being read and the position in it (records come a parsed chunk at a time). */
+  private batch: RawRecord[] = [];
+  private at = 0;
+  constructor(batches: AsyncGenerator<RawRecord[], void, undefined>) {
+    this.batches = batches;
+  }
+  /** The next record, blank or not; undefined at the end. */
+  private async any(): Promise<RawRecord | undefined> {
+    while (this.at >= this.batch.length) {
+      const next = await this.batches.next();
+      if (next.done) return undefined;
+      this.batch = next.value;
+      this.at = 0;
+    }
+    return this.batch[this.at++];
   }
   async next(): Promise<RawRecord | undefined> {
     for (;;) {
-      const next = await this.records.next();
-      if (next.done) return undefined;
-      if (!isBlank(next.value.fields)) return next.value;
+      const rec = await this.any();
+      if (!rec) return undefined;
+      if (!isBlank(rec.fields)) return rec;
       this.blankLines++;
+    }
+  }
+  /** Every record not read yet, counting blank ones and handing the others to `scan` (one await per chunk). */
+  async scanRest(scan: RowScan): Promise<void> {
+    for (;;) {
+      for (; this.at < this.batch.length; this.at++) {
+        const rec = this.batch[this.at]!;
+        if (isBlank(rec.fields)) this.blankLines++;
+        else scan.scan(rec);
+      }
+      const next = await this.batches.next();
+      if (next.done) return;
+      this.batch = next.value;
+      this.at = 0;
     }
   }
 }
@@ -172,20 +199,10 @@ class RowScan {
   }
 }
 
-/** Streams the rest of the file into `scan`. */
-async function scanRest(records: AsyncGenerator<RawRecord, void, undefined>, reader: NonBlank, scan: RowScan): Promise<void> {
-  for (;;) {
-    const next = await records.next();
-    if (next.done) return;
-    if (isBlank(next.value.fields)) reader.blankLines++;
-    else scan.scan(next.value);
-  }
-}
-
 export async function inspectCsv(open: () => NodeJS.ReadableStream, opts: CsvOptions): Promise<CsvInspection> {
   checkOptions(opts); // refuse bad options before touching the file
   const rs = await openChecked(open, opts, { encoding: opts.encoding ?? 'auto', delimiter: opts.delimiter ?? 'auto' });
-  const reader = new NonBlank(rs.records);
+  const reader = new NonBlank(rs.batches);
   try {
     const first = await reader.next();
     if (!first) throw new CsvRefusedError(opts.sourceName, 'the file is empty (no rows)');
@@ -198,7 +215,7 @@ export async function inspectCsv(open: () => NodeJS.ReadableStream, opts: CsvOpt
     const plan = checkedPlan(opts, headers, width);
     const scan = new RowScan(plan, width);
     for (const rec of pending) scan.scan(rec);
-    await scanRest(rs.records, reader, scan);
+    await reader.scanRest(scan);
     const dateFormat = scan.dates.verdict(opts.sourceName, opts.dateFormat);
     return {
       encoding: rs.sawInvalidUtf8 ? 'windows-1252' : rs.encoding,
@@ -216,7 +233,7 @@ export async function inspectCsv(open: () => NodeJS.ReadableStream, opts: CsvOpt
       ...(scan.shortRows ? { shortRows: scan.shortRows } : {}),
     };
   } finally {
-    await rs.records.return();
+    await rs.batches.return();
   }
 }
 

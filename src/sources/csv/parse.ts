@@ -34,7 +34,13 @@ export interface RecordStream {
   encodingHow: DecodedText['how'];
   delimiter: string;
   newline: Newline;
+  /** One record at a time. Read either `records` or `batches`, not both: they share one parse. */
   records: AsyncGenerator<RawRecord, void, undefined>;
+  /**
+   * The same records, as the arrays each parsed text chunk gives: a reader of every row (readCsv)
+   * loops over them synchronously instead of awaiting once per record.
+   */
+  batches: AsyncGenerator<RawRecord[], void, undefined>;
   readonly sawInvalidUtf8: boolean;
 }
 
@@ -101,17 +107,20 @@ async function* textOf(decoded: DecodedText, dialect: Dialect): AsyncGenerator<s
 
 type ParseResult = { data: string[][]; meta: { cursor: number } };
 
-/** Text → records, numbering physical lines (see the header comment). */
-async function* recordsOf(text: AsyncIterable<string>, dialect: Dialect): AsyncGenerator<RawRecord, void, undefined> {
+/** Text → batches of records, numbering physical lines (see the header comment). */
+async function* batchesOf(text: AsyncIterable<string>, dialect: Dialect): AsyncGenerator<RawRecord[], void, undefined> {
   const parser = new Papa.Parser({ delimiter: dialect.delimiter, newline: dialect.newline, quoteChar: '"' });
   let line = 1;
   let tail = ''; // the incomplete last row of the text parsed so far
   let pending = '';
-  function* emit(rows: string[][]): Generator<RawRecord> {
-    for (const fields of rows) {
-      yield { line, fields };
+  function emit(rows: string[][]): RawRecord[] {
+    const out: RawRecord[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const fields = rows[i]!;
+      out[i] = { line, fields };
       line += 1 + countLineBreaks(fields);
     }
+    return out;
   }
   for await (const chunk of text) {
     pending += chunk;
@@ -122,26 +131,36 @@ async function* recordsOf(text: AsyncIterable<string>, dialect: Dialect): AsyncG
     pending = '';
     const result = parser.parse(input, 0, true) as ParseResult;
     tail = input.slice(result.meta.cursor);
-    yield* emit(result.data);
+    if (result.data.length) yield emit(result.data);
   }
   // The end: complete rows first, then the last row without a final line break (parsing all of
   // it as the last chunk would turn a final line break into an extra empty record).
   const rest = tail + pending;
   const result = parser.parse(rest, 0, true) as ParseResult;
-  yield* emit(result.data);
+  if (result.data.length) yield emit(result.data);
   const last = rest.slice(result.meta.cursor);
-  if (last) yield* emit((parser.parse(last, 0, false) as ParseResult).data);
+  if (last) yield emit((parser.parse(last, 0, false) as ParseResult).data);
+}
+
+async function* recordsOf(batches: AsyncGenerator<RawRecord[], void, undefined>): AsyncGenerator<RawRecord, void, undefined> {
+  try {
+    for await (const batch of batches) yield* batch;
+  } finally {
+    await batches.return();
+  }
 }
 
 export async function openRecords(source: NodeJS.ReadableStream, opts: RecordOptions = {}): Promise<RecordStream> {
   const decoded = await decodeBytes(source, opts.encoding ?? 'auto');
   const dialect = await sniffDialect(decoded, opts);
+  const batches = batchesOf(textOf(decoded, dialect), dialect);
   return {
     encoding: decoded.encoding,
     encodingHow: decoded.how,
     delimiter: dialect.delimiter,
     newline: dialect.newline,
-    records: recordsOf(textOf(decoded, dialect), dialect),
+    records: recordsOf(batches),
+    batches,
     get sawInvalidUtf8() {
       return decoded.sawInvalidUtf8;
     },

@@ -70,16 +70,18 @@ export async function* readCsv(
   });
   const seen = new SeenIdentities();
   try {
-    for await (const rec of rs.records) {
-      if (rec.line <= inspection.headerLine || isBlank(rec.fields)) continue;
-      let result = normalizeRow(ctx, rec.fields, rec.line);
-      if (result.ok) {
-        const earlier = seen.firstSeen(result.draft.identity, rec.line);
-        if (earlier !== undefined) result = duplicate(ctx, rec, earlier);
+    for await (const batch of rs.batches) {
+      for (const rec of batch) {
+        if (rec.line <= inspection.headerLine || isBlank(rec.fields)) continue;
+        let result = normalizeRow(ctx, rec.fields, rec.line);
+        if (result.ok) {
+          const earlier = seen.firstSeen(result.draft.identity, rec.line);
+          if (earlier !== undefined) result = duplicate(ctx, rec, earlier);
+        }
+        yield { line: rec.line, raw: rec.fields, result };
       }
-      yield { line: rec.line, raw: rec.fields, result };
     }
   } finally {
-    await rs.records.return();
+    await rs.batches.return();
   }
 }

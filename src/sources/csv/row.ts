@@ -96,10 +96,25 @@ export class Row<F extends string> {
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
-/** Venue/organizer identity from a name: case, spacing and Unicode forms do not make a new one. */
-export function normalizeName(name: string): string {
+function normalizedName(name: string): string {
   // NFKC leaves ASCII as it is; skipping it there saves a copy per name.
   return (NON_ASCII.test(name) ? name.normalize('NFKC') : name).trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** Names already normalized: venue, organizer and term names repeat on every row of a file. Bounded like html.ts' memo. */
+const NAMES = new Map<string, string>();
+const NAMES_MAX = 1024;
+
+/** Venue/organizer identity from a name: case, spacing and Unicode forms do not make a new one. */
+export function normalizeName(name: string): string {
+  if (name.length > 200) return normalizedName(name);
+  let out = NAMES.get(name);
+  if (out === undefined) {
+    out = normalizedName(name);
+    if (NAMES.size >= NAMES_MAX) NAMES.clear();
+    NAMES.set(name, out);
+  }
+  return out;
 }
 
 /**
