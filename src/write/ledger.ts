@@ -78,14 +78,17 @@ export class RedisLedger implements Ledger {
   async getMany(kind: LedgerKind, slugs: string[]): Promise<Map<string, LedgerEntry>> {
     const out = new Map<string, LedgerEntry>();
     if (slugs.length === 0) return out;
-    for (let i = 0; i < slugs.length; i += 1000) {
-      const part = slugs.slice(i, i + 1000);
-      const values = await this.redis.hmget(this.key(kind), ...part);
+    // All parts in flight at once (one round trip, not one per 1000 slugs: a run primes its whole feed).
+    const parts: string[][] = [];
+    for (let i = 0; i < slugs.length; i += 1000) parts.push(slugs.slice(i, i + 1000));
+    const replies = await Promise.all(parts.map((part) => this.redis.hmget(this.key(kind), ...part)));
+    parts.forEach((part, p) => {
+      const values = replies[p]!;
       part.forEach((slug, j) => {
         const e = parseEntry(values[j]);
         if (e) out.set(slug, e);
       });
-    }
+    });
     return out;
   }
   private pending = new Map<string, Map<string, string>>();

@@ -70,12 +70,21 @@ export class LinkedResolver {
     this.opts = opts;
   }
 
+  /** Every event names its venue and organizers again: their keys are hashed once per run. */
+  private readonly keys = new Map<string, string>();
+  private keyOf(kind: LinkedKind, name: string, identity: string): string {
+    const k = `${kind}\u0000${name}\u0000${identity}`;
+    let key = this.keys.get(k);
+    if (key === undefined) this.keys.set(k, (key = linkedSlug(kind, name, identity)));
+    return key;
+  }
+
   venueSlug(d: VenueDraft): string {
-    return d.slug ?? linkedSlug('venues', d.venue, d.identity);
+    return d.slug ?? this.keyOf('venues', d.venue, d.identity);
   }
 
   organizerSlug(d: OrganizerDraft): string {
-    return d.slug ?? linkedSlug('organizers', d.organizer, d.identity);
+    return d.slug ?? this.keyOf('organizers', d.organizer, d.identity);
   }
 
   /** The venue's site id (written now if needed). `origin` is given when the venue is an item of its own (a row of a venues CSV). */

@@ -116,7 +116,7 @@ export class SiteWriter {
   readonly index: SiteIndex;
   readonly seen = new Set<string>();
   readonly cancelled = new Set<string>();
-  private readonly firstOrigin = new Map<string, string>();
+  private readonly firstOrigin = new Map<string, Origin>();
   private readonly primed = new Map<string, LedgerEntry | null>();
   private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>> & Pick<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>;
 
@@ -141,6 +141,11 @@ export class SiteWriter {
     await this.index.coverEvents(spanOf(unknown), unknown.length);
   }
 
+  /** Whether prime() found this draft in the ledger (a re-import: most likely unchanged, no request). */
+  knownAtPrime(it: Normalized<EventDraft>): boolean {
+    return it.ok && !!this.primed.get(this.slugOf(it.draft));
+  }
+
   /** Ledger entries of planned slugs: those read by prime() once, the rest from the ledger. */
   private async ledgerEntries(slugs: string[]): Promise<Map<string, LedgerEntry>> {
     const out = new Map<string, LedgerEntry>();
@@ -157,8 +162,13 @@ export class SiteWriter {
     return out;
   }
 
+  /** Drafts are asked for their slug several times a run (prime, plan, admit): hashed once each. */
+  private readonly slugs = new WeakMap<EventDraft, string>();
+
   slugOf(d: EventDraft): string {
-    return d.slug ?? slugFor(this.o.sourceKey, d.identity);
+    let slug = this.slugs.get(d);
+    if (slug === undefined) this.slugs.set(d, (slug = d.slug ?? slugFor(this.o.sourceKey, d.identity)));
+    return slug;
   }
 
   /** Plans and writes in one go, so new venues/organizers can be created inside their first event's write. */
@@ -200,13 +210,13 @@ export class SiteWriter {
    */
   admit(slug: string, origin: Origin, cancelled = false): boolean {
     const { report } = this.o;
-    const where = `${origin.source}${origin.line !== undefined ? `:${origin.line}` : origin.uid ? ` UID ${origin.uid}` : ''}`;
     const first = this.firstOrigin.get(slug);
     if (first !== undefined) {
-      report.add({ kind: 'events', slug, outcome: 'skipped', reason: `duplicate of ${first} (same identity)`, origin });
+      const where = `${first.source}${first.line !== undefined ? `:${first.line}` : first.uid ? ` UID ${first.uid}` : ''}`;
+      report.add({ kind: 'events', slug, outcome: 'skipped', reason: `duplicate of ${where} (same identity)`, origin });
       return false;
     }
-    this.firstOrigin.set(slug, where);
+    this.firstOrigin.set(slug, origin);
     if (cancelled) {
       this.cancelled.add(slug);
       report.add({ kind: 'events', slug, outcome: 'skipped', reason: 'cancelled in the source', origin });
