@@ -47,6 +47,18 @@ export interface Ledger {
   claimName(kind: 'venues' | 'organizers', key: string, name: string): Promise<string>;
 }
 
+/**
+ * Every entry of a kind as one map, when the ledger holds at most `max` of them (else undefined:
+ * too large to hold, read by slug instead). An import reads it while its feed is being parsed on
+ * another thread, so a re-import spends no time after parsing on ledger reads.
+ */
+export async function ledgerSnapshot(ledger: Ledger, kind: LedgerKind, max: number): Promise<Map<string, LedgerEntry> | undefined> {
+  if ((await ledger.size(kind)) > max) return undefined;
+  const out = new Map<string, LedgerEntry>();
+  for await (const [slug, e] of ledger.entries(kind)) out.set(slug, e);
+  return out;
+}
+
 export interface LedgerScope {
   site: string;
   language: string;

@@ -11,6 +11,7 @@ import type { Ledger } from './ledger.ts';
 import type { RunReport } from '../report/report.ts';
 import { SiteIndex } from './site-index.ts';
 import { InlineClaim, type Link, type LinkedKind, type LinkedRecord } from './inline.ts';
+import { Settled, UNSETTLED } from './settled.ts';
 
 export interface LinkedResolverOptions {
   lang?: Language;
@@ -60,7 +61,7 @@ export class LinkedResolver {
   private readonly client: CalendarClient;
   private readonly ledger: Ledger;
   private readonly opts: LinkedResolverOptions;
-  private readonly pending = new Map<string, Promise<Link>>();
+  private readonly pending = new Settled<Link>();
   private readonly sameName = new Map<string, Promise<Link>>();
   private dryRunIds = -1;
 
@@ -210,13 +211,16 @@ export class LinkedResolver {
   }
 
   private once(kind: LinkedKind, slug: string, fn: () => Promise<Link>): Promise<Link> {
-    const key = `${kind}\u0000${slug}`;
-    let p = this.pending.get(key);
-    if (!p) {
-      p = fn();
-      this.pending.set(key, p);
-    }
-    return p;
+    return this.pending.get(`${kind}\u0000${slug}`, fn);
+  }
+
+  /** The link venueLink would give, when it has already resolved in this run; else UNSETTLED. */
+  venueLinkNow(d: VenueDraft): Link | typeof UNSETTLED {
+    return this.pending.now(`venues\u0000${this.venueSlug(d)}`);
+  }
+
+  organizerLinkNow(d: OrganizerDraft): Link | typeof UNSETTLED {
+    return this.pending.now(`organizers\u0000${this.organizerSlug(d)}`);
   }
 
   private reportLinked(report: { add(item: Parameters<RunReport['add']>[0]): void }, kind: LinkedKind, name: string, id: number, slug: string): void {

@@ -12,7 +12,8 @@ import type { ItemKind, RunReport } from '../report/report.ts';
 import { TermResolver } from './terms.ts';
 import { SiteIndex, spanOf } from './site-index.ts';
 import { retireVanished, type RetireOptions } from './retire.ts';
-import { InlineClaim } from './inline.ts';
+import { InlineClaim, type Link } from './inline.ts';
+import { UNSETTLED } from './settled.ts';
 
 export type OnEdit = 'overwrite' | 'preserve';
 
@@ -130,11 +131,13 @@ export class SiteWriter {
   /**
    * Lists the site's events over the dates of every item of the run the ledger does not know, in
    * one go: a run written in batches (ICS) then lists once instead of once per batch.
+   * `snapshot`: every ledger entry of this source's events, read before this run wrote any.
    */
-  async prime(items: Normalized<EventDraft>[]): Promise<void> {
+  async prime(items: Normalized<EventDraft>[], snapshot?: ReadonlyMap<string, LedgerEntry>): Promise<void> {
     const drafts = items.flatMap((it) => (it.ok && !it.draft.cancelled ? [it.draft] : []));
     const slugs = drafts.map((d) => this.slugOf(d));
-    const known = await this.o.ledger.getMany('events', slugs);
+    // A snapshot of the whole ledger (ledgerSnapshot), read by the caller earlier, stands for the read.
+    const known = snapshot ?? (await this.o.ledger.getMany('events', slugs));
     // Kept for writePlanned: read once, not twice (only this run writes these slugs meanwhile).
     for (const slug of slugs) this.primed.set(slug, known.get(slug) ?? null);
     const unknown = drafts.filter((d) => !known.has(this.slugOf(d)));
@@ -194,14 +197,28 @@ export class SiteWriter {
       else if (this.admit(this.slugOf(it.draft), it.draft.origin, it.draft.cancelled)) live.push(it.draft);
     }
     await this.linked.prime(live.flatMap((d) => (d.venue ? [d.venue] : [])), live.flatMap((d) => d.organizers));
-    // Terms first (sequential per distinct term, cached), then venues/organizers in parallel.
-    return mapConcurrent(live, this.o.concurrency, async (d): Promise<PlannedWrite> => {
-      const { ids, notes, pending } = await this.resolveLinks(d, opts.inline);
-      const body = eventBody(d, ids, { status: this.o.status });
-      const slug = this.slugOf(d);
-      if (pending) return { slug, origin: d.origin, body, fp: '', notes, pending, ...extra?.(d) };
-      return { slug, origin: d.origin, body, fp: fingerprint({ ...body, slug }), notes, links: fingerprint(ids), ...extra?.(d) };
+    const out = new Array<PlannedWrite>(live.length);
+    const rest: number[] = [];
+    // Links already resolved in this run (every event of a re-import after the first few) plan
+    // without an await; the others resolve terms first (sequential per distinct term, cached),
+    // then venues/organizers in parallel.
+    live.forEach((d, i) => {
+      const links = this.linksNow(d, opts.inline);
+      if (links === UNSETTLED) rest.push(i);
+      else out[i] = this.planned(d, links, extra);
     });
+    await mapConcurrent(rest, this.o.concurrency, async (i) => {
+      out[i] = this.planned(live[i]!, await this.resolveLinks(live[i]!, opts.inline), extra);
+    });
+    return out;
+  }
+
+  private planned(d: EventDraft, { ids, notes, pending }: ResolvedLinks, extra?: (d: EventDraft) => Pick<PlannedWrite, 'srcMod'>): PlannedWrite {
+    const body = eventBody(d, ids, { status: this.o.status });
+    const slug = this.slugOf(d);
+    if (pending) return { slug, origin: d.origin, body, fp: '', notes, pending, ...extra?.(d) };
+    // The links fingerprint serves only the sync's untouched check (with `extra`): not hashed for imports.
+    return { slug, origin: d.origin, body, fp: fingerprint({ ...body, slug }), notes, ...(extra ? { links: fingerprint(ids), ...extra(d) } : {}) };
   }
 
   /**
@@ -231,25 +248,52 @@ export class SiteWriter {
    * note. With `inline`, new venues/organizers come back in `pending` instead of being created.
    */
   async resolveLinks(d: EventLinkDrafts, inline = false): Promise<ResolvedLinks> {
-    const notes: string[] = [];
     const categories = await this.terms.resolveAll('categories', d.categories);
     const tags = await this.terms.resolveAll('tags', d.tags);
+    const venue = d.venue ? (inline ? await this.linked.venueLink(d.venue) : await this.linked.venue(d.venue)) : undefined;
+    const organizers: Link[] = [];
+    for (const o of d.organizers) organizers.push(inline ? await this.linked.organizerLink(o) : await this.linked.organizer(o));
+    return this.assemble(d, categories, tags, venue, organizers);
+  }
+
+  /**
+   * What resolveLinks would give, from links this run has already resolved, without awaiting;
+   * UNSETTLED when any is not resolved yet (or, not `inline`, is a venue/organizer still to create).
+   */
+  linksNow(d: EventLinkDrafts, inline = false): ResolvedLinks | typeof UNSETTLED {
+    const categories = this.terms.resolvedNow('categories', d.categories);
+    const tags = categories === UNSETTLED ? UNSETTLED : this.terms.resolvedNow('tags', d.tags);
+    if (categories === UNSETTLED || tags === UNSETTLED) return UNSETTLED;
+    const usable = (link: Link | typeof UNSETTLED) => link !== UNSETTLED && (inline || !(link instanceof InlineClaim));
+    const venue = d.venue ? this.linked.venueLinkNow(d.venue) : undefined;
+    if (d.venue && !usable(venue!)) return UNSETTLED;
+    const organizers: Link[] = [];
+    for (const o of d.organizers) {
+      const link = this.linked.organizerLinkNow(o);
+      if (!usable(link)) return UNSETTLED;
+      organizers.push(link as Link);
+    }
+    return this.assemble(d, categories, tags, venue as Link, organizers);
+  }
+
+  /** Resolved links as ids, notes for links that failed, and (inline) the claims still to be created. */
+  private assemble(d: EventLinkDrafts, categories: number[], tags: number[], venueLink: Link, organizerLinks: Link[]): ResolvedLinks {
+    const notes: string[] = [];
     let venue: number | undefined;
     let venueClaim: InlineClaim | undefined;
     if (d.venue) {
-      const link = inline ? await this.linked.venueLink(d.venue) : await this.linked.venue(d.venue);
-      if (link instanceof InlineClaim) venueClaim = link;
-      else if (link === undefined) notes.push(`written without its venue "${d.venue.venue}" (see the venue's failure)`);
-      else venue = link;
+      if (venueLink instanceof InlineClaim) venueClaim = venueLink;
+      else if (venueLink === undefined) notes.push(`written without its venue "${d.venue.venue}" (see the venue's failure)`);
+      else venue = venueLink;
     }
     const organizers: number[] = [];
     const slots: Array<number | InlineClaim> = [];
-    for (const o of d.organizers) {
-      const link = inline ? await this.linked.organizerLink(o) : await this.linked.organizer(o);
+    d.organizers.forEach((o, i) => {
+      const link = organizerLinks[i];
       if (link === undefined) notes.push(`written without its organizer "${o.organizer}" (see the organizer's failure)`);
       else slots.push(link);
       if (typeof link === 'number') organizers.push(link);
-    }
+    });
     const ids = { categories, tags, venue, organizers };
     const claimed = venueClaim !== undefined || slots.some((x) => x instanceof InlineClaim);
     return { ids, notes, ...(claimed ? { pending: { ids, venue: venueClaim, organizers: slots } } : {}) };
@@ -291,10 +335,15 @@ export class SiteWriter {
     const known = await this.ledgerEntries(planned.map((p) => p.slug));
     const unknown = planned.filter((p): p is PlannedWrite => !('untouched' in p) && !known.has(p.slug));
     await this.index.coverEvents(spanOf(unknown.map((p) => p.body)), unknown.length);
-    await mapConcurrent(planned, this.o.concurrency, async (p) => {
+    // Unchanged events (what a re-import mostly is) are reported here, without a task each.
+    const rest: PlannedWrite[] = [];
+    for (const p of planned) {
+      const entry = 'untouched' in p ? undefined : known.get(p.slug);
       if ('untouched' in p) this.o.report.add({ kind: 'events', slug: p.slug, origin: p.origin, outcome: 'unchanged', siteId: p.untouched });
-      else await this.writeOne(p, known.get(p.slug));
-    });
+      else if (entry && entry.fp === p.fp && p.srcMod === undefined) this.o.report.add({ kind: 'events', slug: p.slug, origin: p.origin, outcome: 'unchanged', siteId: entry.id });
+      else rest.push(p);
+    }
+    await mapConcurrent(rest, this.o.concurrency, (p) => this.writeOne(p, known.get(p.slug)));
   }
 
   private async writeOne(planned: PlannedWrite, entry: LedgerEntry | undefined): Promise<void> {

@@ -71,3 +71,14 @@ describe('fingerprint', () => {
     }
   });
 });
+
+describe('stableStringify', () => {
+  it('serializes as the pair-sorting implementation did, integer-like keys and nested arrays included', () => {
+    // What the Object.entries/sort/join implementation this one replaced wrote for these values.
+    expect(stableStringify({ b: [1, undefined, { y: 2, x: [null] }], a: 'é"\n', c: true })).toBe('{"a":"é\\"\\n","b":[1,null,{"x":[null],"y":2}],"c":true}');
+    expect(stableStringify({ b: 1, 10: 'ten', 9: 'nine', a: { 2: 'x', '1a': 'y' } })).toBe('{"10":"ten","9":"nine","a":{"1a":"y","2":"x"},"b":1}');
+    expect(stableStringify([{ z: 1, a: 2 }, 'x'])).toBe('[{"a":2,"z":1},"x"]');
+    expect(stableStringify(undefined)).toBe('null');
+    expect(stableStringify(JSON.parse('{"__proto__":{"b":1,"a":2},"x":1}'))).toBe('{"__proto__":{"a":2,"b":1},"x":1}');
+  });
+});
