@@ -169,14 +169,20 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
       status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal,
     });
     await writer.prime(items, feed.snapshot);
+    // Two batches overlap: the next one is planned and starts while the last requests of the one
+    // before are still out, so the site is not left idle at every batch's tail (the client's
+    // connection pool still caps requests in flight at the site's concurrency).
+    let previous: { written: Promise<void>; done: number } | undefined;
     for (let i = 0; i < items.length; ) {
       if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
       const end = batchEnd(items, i, (it) => writer.knownAtPrime(it));
-      await writer.writeEvents(items.slice(i, end));
+      const written = writer.writeEvents(items.slice(i, end));
+      written.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
       i = end;
-      throwIfSiteDown(client);
-      await ctx.onProgress?.({ phase: 'write', done: i, total: items.length });
+      if (previous) await finished(previous, client, ctx, items.length);
+      previous = { written, done: i };
     }
+    if (previous) await finished(previous, client, ctx, items.length);
     await writer.retire({ policy: p.retire, window: p.window, maxShare: p.maxRetireShare, force: p.forceRetire });
     throwIfSiteDown(client);
     if (!p.dryRun) await last.state.set(last.key, { ...done, processedAt: new Date().toISOString(), clean: report.exitCode() === 0 } satisfies FetchState);
@@ -184,6 +190,13 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
     report.countRequests(client.stats());
     await client.close();
   }
+}
+
+/** Waits for a batch, then stops the run if the site is down, else reports progress. */
+async function finished(batch: { written: Promise<void>; done: number }, client: CalendarClient, ctx: RunContext, total: number): Promise<void> {
+  await batch.written;
+  throwIfSiteDown(client);
+  await ctx.onProgress?.({ phase: 'write', done: batch.done, total });
 }
 
 /** Parse + normalize in the isolated parser; a whole-file refusal fails the run with the parser's code. */

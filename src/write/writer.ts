@@ -343,10 +343,13 @@ export class SiteWriter {
       else if (entry && entry.fp === p.fp && p.srcMod === undefined) this.o.report.add({ kind: 'events', slug: p.slug, origin: p.origin, outcome: 'unchanged', siteId: entry.id });
       else rest.push(p);
     }
-    await mapConcurrent(rest, this.o.concurrency, (p) => this.writeOne(p, known.get(p.slug)));
+    const recording: Promise<void>[] = [];
+    await mapConcurrent(rest, this.o.concurrency, (p) => this.writeOne(p, known.get(p.slug), recording));
+    await Promise.all(recording);
   }
 
-  private async writeOne(planned: PlannedWrite, entry: LedgerEntry | undefined): Promise<void> {
+  /** Writes one event; its ledger entry is stored (and the event reported) by a promise left in `recording`. */
+  private async writeOne(planned: PlannedWrite, entry: LedgerEntry | undefined, recording: Promise<void>[]): Promise<void> {
     const { report, client, lang, ledger } = this.o;
     let p = planned;
     const base = { kind: 'events' as const, slug: p.slug, origin: p.origin };
@@ -392,8 +395,13 @@ export class SiteWriter {
       }
       const reason = p.notes.length ? p.notes.join('; ') : undefined;
       this.index.noteEvent(p.slug);
-      await ledger.set('events', p.slug, { fp: p.fp, id: record.id, modified: record.modified_utc, start: utcIso(record.utc_start_date), src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() });
-      report.add({ ...base, outcome: created ? 'created' : 'updated', siteId: record.id, reason });
+      const stored = { fp: p.fp, id: record.id, modified: record.modified_utc, start: utcIso(record.utc_start_date), src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() };
+      // Stored (and reported) without holding this request slot: the ledger groups its writes
+      // over a few milliseconds, during which the slot can carry the next event to the site.
+      recording.push(ledger.set('events', p.slug, stored).then(
+        () => report.add({ ...base, outcome: created ? 'created' : 'updated', siteId: record.id, reason }),
+        (err: Error) => report.add({ ...base, outcome: 'failed', reason: err.message }),
+      ));
     } catch (err) {
       report.add({ ...base, outcome: 'failed', reason: (err as Error).message });
     }
