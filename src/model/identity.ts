@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 const MAX_SLUG = 200;
 
@@ -16,7 +16,18 @@ export function slugify(text: string, max = 60): string {
 }
 
 export function shortHash(value: string, length = 12): string {
-  return createHash('sha256').update(value).digest('hex').slice(0, length);
+  return hash('sha256', value, 'hex').slice(0, length);
+}
+
+// One source key per run, thousands of slugs: slugify it once.
+const prefixes = new Map<string, string>();
+function slugPrefix(sourceKey: string): string {
+  let p = prefixes.get(sourceKey);
+  if (p === undefined) {
+    if (prefixes.size > 1000) prefixes.clear();
+    prefixes.set(sourceKey, (p = slugify(sourceKey, 80) || 'calsync'));
+  }
+  return p;
 }
 
 /**
@@ -24,7 +35,7 @@ export function shortHash(value: string, length = 12): string {
  * retitled event keeps its slug and the same identity gives the same slug on every worker.
  */
 export function slugFor(sourceKey: string, identity: string): string {
-  const prefix = slugify(sourceKey, 80) || 'calsync';
+  const prefix = slugPrefix(sourceKey);
   return `${prefix}-${shortHash(`${sourceKey}\u0000${identity}`)}`.slice(0, MAX_SLUG);
 }
 

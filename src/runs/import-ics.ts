@@ -9,6 +9,7 @@ import { normalizeIcsIsolated, prewarmIcsParser, type IcsParseLimits } from '../
 import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter, type OnEdit } from '../write/writer.ts';
 import type { AdoptLinked } from '../write/linked.ts';
+import { ledgerSnapshot, type Ledger, type LedgerEntry } from '../write/ledger.ts';
 import { RunReport, type ReportJson } from '../report/report.ts';
 import type { RetirePolicy } from '../write/retire.ts';
 import { clientHooks, failedWith, ledgerFor, stateFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
@@ -45,6 +46,22 @@ export interface IcsImportParams {
 }
 
 const BATCH = 250;
+/** Up to this many ledger entries are read in one go during parsing (a few MB); beyond, by slug. */
+const LEDGER_SNAPSHOT_MAX = 100_000;
+/** Items the ledger already knows are mostly unchanged on a re-import (no request): more of them per batch. */
+const KNOWN_PER_BATCH = 8 * BATCH;
+
+/**
+ * Where the batch starting at `from` ends: after BATCH items the ledger does not know (each one a
+ * write), or KNOWN_PER_BATCH items in all, so an unchanged re-import is not cut into hundreds
+ * of rounds of planning for nothing.
+ */
+export function batchEnd<T>(items: readonly T[], from: number, known: (it: T) => boolean): number {
+  let unknown = 0;
+  let i = from;
+  while (i < items.length && i - from < KNOWN_PER_BATCH && unknown < BATCH) if (!known(items[i++]!)) unknown++;
+  return i;
+}
 
 /**
  * One ICS import: fetch (conditional) → parse + normalize → terms, venues/organizers, events by
@@ -80,6 +97,9 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   }
   if (!fetched.body) throw new RunFailedError('fetch-failed', `${p.location}: empty response`);
 
+  // The ledger is read while the parser thread works (this thread would only wait meanwhile).
+  const ledger = ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey });
+  const snapshot = ledgerSnapshot(ledger, 'events', LEDGER_SNAPSHOT_MAX).catch(() => undefined);
   await ctx.onProgress?.({ phase: 'parse', done: 0 });
   const { items, summary } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, ctx.signal);
   // The parser's own notes (recovered damage, untitled events, truncated series): already capped.
@@ -88,7 +108,7 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   if (summary.withoutUid > 0) report.warn(`${summary.withoutUid} VEVENT(s) have no UID: identified by summary + start + location, so editing those fields in the source makes a new event`);
 
   const done: FetchState = { etag: fetched.etag, lastModified: fetched.lastModified, uidsSample: summary.uids.slice(0, 200), sha, options: last.options };
-  await writeFeed(p, ctx, report, { items, uids: summary.uids }, last, done);
+  await writeFeed(p, ctx, report, { items, uids: summary.uids, ledger, snapshot: await snapshot }, last, done);
   return report.finish();
 }
 
@@ -125,14 +145,21 @@ async function fetchFeed(p: IcsImportParams, ctx: RunContext, last: LastRun) {
   }
 }
 
+interface ParsedFeed {
+  items: Normalized<EventDraft>[];
+  uids: string[];
+  ledger: Ledger;
+  /** Every ledger entry of the source's events, read during parsing (undefined: too many, or unreadable). */
+  snapshot?: Map<string, LedgerEntry>;
+}
+
 /**
  * Terms, venues/organizers and events to the site in batches, then retirement. The feed counts as
  * done (`clean`) only when this ends with nothing failed: until then no later run may skip it.
  */
-async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport, feed: { items: Normalized<EventDraft>[]; uids: string[] }, last: LastRun, done: FetchState): Promise<void> {
+async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport, feed: ParsedFeed, last: LastRun, done: FetchState): Promise<void> {
   const client = new CalendarClient({ ...p.site.connection, language: p.lang, ...clientHooks(ctx, p.site.key) });
-  const ledger = ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey });
-  const { items } = feed;
+  const { items, ledger } = feed;
   try {
     await guardUidChurn(items, feed.uids, last.prev, ledger, p, report);
     // Until this run ends clean, no later run may take the feed as done (a crash mid-write included).
@@ -141,13 +168,21 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
       client, ledger, report, sourceKey: p.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked,
       status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal,
     });
-    await writer.prime(items);
-    for (let i = 0; i < items.length; i += BATCH) {
+    await writer.prime(items, feed.snapshot);
+    // Two batches overlap: the next one is planned and starts while the last requests of the one
+    // before are still out, so the site is not left idle at every batch's tail (the client's
+    // connection pool still caps requests in flight at the site's concurrency).
+    let previous: { written: Promise<void>; done: number } | undefined;
+    for (let i = 0; i < items.length; ) {
       if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
-      await writer.writeEvents(items.slice(i, i + BATCH));
-      throwIfSiteDown(client);
-      await ctx.onProgress?.({ phase: 'write', done: Math.min(i + BATCH, items.length), total: items.length });
+      const end = batchEnd(items, i, (it) => writer.knownAtPrime(it));
+      const written = writer.writeEvents(items.slice(i, end));
+      written.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+      i = end;
+      if (previous) await finished(previous, client, ctx, items.length);
+      previous = { written, done: i };
     }
+    if (previous) await finished(previous, client, ctx, items.length);
     await writer.retire({ policy: p.retire, window: p.window, maxShare: p.maxRetireShare, force: p.forceRetire });
     throwIfSiteDown(client);
     if (!p.dryRun) await last.state.set(last.key, { ...done, processedAt: new Date().toISOString(), clean: report.exitCode() === 0 } satisfies FetchState);
@@ -155,6 +190,13 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
     report.countRequests(client.stats());
     await client.close();
   }
+}
+
+/** Waits for a batch, then stops the run if the site is down, else reports progress. */
+async function finished(batch: { written: Promise<void>; done: number }, client: CalendarClient, ctx: RunContext, total: number): Promise<void> {
+  await batch.written;
+  throwIfSiteDown(client);
+  await ctx.onProgress?.({ phase: 'write', done: batch.done, total });
 }
 
 /** Parse + normalize in the isolated parser; a whole-file refusal fails the run with the parser's code. */
@@ -187,7 +229,7 @@ async function guardUidChurn(
   items: Normalized<EventDraft>[],
   uids: string[],
   prev: FetchState,
-  ledger: ReturnType<typeof ledgerFor>,
+  ledger: Ledger,
   p: IcsImportParams,
   report: RunReport,
 ): Promise<void> {

@@ -47,6 +47,18 @@ export interface Ledger {
   claimName(kind: 'venues' | 'organizers', key: string, name: string): Promise<string>;
 }
 
+/**
+ * Every entry of a kind as one map, when the ledger holds at most `max` of them (else undefined:
+ * too large to hold, read by slug instead). An import reads it while its feed is being parsed on
+ * another thread, so a re-import spends no time after parsing on ledger reads.
+ */
+export async function ledgerSnapshot(ledger: Ledger, kind: LedgerKind, max: number): Promise<Map<string, LedgerEntry> | undefined> {
+  if ((await ledger.size(kind)) > max) return undefined;
+  const out = new Map<string, LedgerEntry>();
+  for await (const [slug, e] of ledger.entries(kind)) out.set(slug, e);
+  return out;
+}
+
 export interface LedgerScope {
   site: string;
   language: string;
@@ -78,14 +90,17 @@ export class RedisLedger implements Ledger {
   async getMany(kind: LedgerKind, slugs: string[]): Promise<Map<string, LedgerEntry>> {
     const out = new Map<string, LedgerEntry>();
     if (slugs.length === 0) return out;
-    for (let i = 0; i < slugs.length; i += 1000) {
-      const part = slugs.slice(i, i + 1000);
-      const values = await this.redis.hmget(this.key(kind), ...part);
+    // All parts in flight at once (one round trip, not one per 1000 slugs: a run primes its whole feed).
+    const parts: string[][] = [];
+    for (let i = 0; i < slugs.length; i += 1000) parts.push(slugs.slice(i, i + 1000));
+    const replies = await Promise.all(parts.map((part) => this.redis.hmget(this.key(kind), ...part)));
+    parts.forEach((part, p) => {
+      const values = replies[p]!;
       part.forEach((slug, j) => {
         const e = parseEntry(values[j]);
         if (e) out.set(slug, e);
       });
-    }
+    });
     return out;
   }
   private pending = new Map<string, Map<string, string>>();

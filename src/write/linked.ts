@@ -11,6 +11,7 @@ import type { Ledger } from './ledger.ts';
 import type { RunReport } from '../report/report.ts';
 import { SiteIndex } from './site-index.ts';
 import { InlineClaim, type Link, type LinkedKind, type LinkedRecord } from './inline.ts';
+import { Settled, UNSETTLED } from './settled.ts';
 
 export interface LinkedResolverOptions {
   lang?: Language;
@@ -60,7 +61,7 @@ export class LinkedResolver {
   private readonly client: CalendarClient;
   private readonly ledger: Ledger;
   private readonly opts: LinkedResolverOptions;
-  private readonly pending = new Map<string, Promise<Link>>();
+  private readonly pending = new Settled<Link>();
   private readonly sameName = new Map<string, Promise<Link>>();
   private dryRunIds = -1;
 
@@ -70,12 +71,21 @@ export class LinkedResolver {
     this.opts = opts;
   }
 
+  /** Every event names its venue and organizers again: their keys are hashed once per run. */
+  private readonly keys = new Map<string, string>();
+  private keyOf(kind: LinkedKind, name: string, identity: string): string {
+    const k = `${kind}\u0000${name}\u0000${identity}`;
+    let key = this.keys.get(k);
+    if (key === undefined) this.keys.set(k, (key = linkedSlug(kind, name, identity)));
+    return key;
+  }
+
   venueSlug(d: VenueDraft): string {
-    return d.slug ?? linkedSlug('venues', d.venue, d.identity);
+    return d.slug ?? this.keyOf('venues', d.venue, d.identity);
   }
 
   organizerSlug(d: OrganizerDraft): string {
-    return d.slug ?? linkedSlug('organizers', d.organizer, d.identity);
+    return d.slug ?? this.keyOf('organizers', d.organizer, d.identity);
   }
 
   /** The venue's site id (written now if needed). `origin` is given when the venue is an item of its own (a row of a venues CSV). */
@@ -201,13 +211,16 @@ export class LinkedResolver {
   }
 
   private once(kind: LinkedKind, slug: string, fn: () => Promise<Link>): Promise<Link> {
-    const key = `${kind}\u0000${slug}`;
-    let p = this.pending.get(key);
-    if (!p) {
-      p = fn();
-      this.pending.set(key, p);
-    }
-    return p;
+    return this.pending.get(`${kind}\u0000${slug}`, fn);
+  }
+
+  /** The link venueLink would give, when it has already resolved in this run; else UNSETTLED. */
+  venueLinkNow(d: VenueDraft): Link | typeof UNSETTLED {
+    return this.pending.now(`venues\u0000${this.venueSlug(d)}`);
+  }
+
+  organizerLinkNow(d: OrganizerDraft): Link | typeof UNSETTLED {
+    return this.pending.now(`organizers\u0000${this.organizerSlug(d)}`);
   }
 
   private reportLinked(report: { add(item: Parameters<RunReport['add']>[0]): void }, kind: LinkedKind, name: string, id: number, slug: string): void {

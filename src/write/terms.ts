@@ -8,6 +8,7 @@ import { fingerprint } from '../model/fingerprint.ts';
 import type { Ledger } from './ledger.ts';
 import type { RunReport } from '../report/report.ts';
 import type { TermBody } from './body.ts';
+import { Settled, UNSETTLED } from './settled.ts';
 
 export type Taxonomy = 'categories' | 'tags';
 
@@ -67,7 +68,7 @@ export class TermResolver {
   private readonly client: CalendarClient;
   private readonly opts: TermResolverOptions;
   private readonly index: Partial<Record<Taxonomy, Promise<TermIndex>>> = {};
-  private readonly pending = new Map<string, Promise<number | undefined>>();
+  private readonly pending = new Settled<number | undefined>();
   private dryRunIds = -1;
 
   constructor(client: CalendarClient, opts: TermResolverOptions) {
@@ -99,13 +100,22 @@ export class TermResolver {
   }
 
   resolve(tax: Taxonomy, d: TermDraft): Promise<number | undefined> {
-    const key = `${tax}\u0000${d.slug ?? ''}\u0000${termKey(d.name)}`;
-    let p = this.pending.get(key);
-    if (!p) {
-      p = this.opts.memo && d.slug ? this.resolveMemo(tax, d, d.slug, this.opts.memo) : this.resolveOnce(tax, d);
-      this.pending.set(key, p);
+    return this.pending.get(this.keyOf(tax, d), () => (this.opts.memo && d.slug ? this.resolveMemo(tax, d, d.slug, this.opts.memo) : this.resolveOnce(tax, d)));
+  }
+
+  private keyOf(tax: Taxonomy, d: TermDraft): string {
+    return `${tax}\u0000${d.slug ?? ''}\u0000${termKey(d.name)}`;
+  }
+
+  /** The ids of terms already resolved in this run, as resolveAll gives them; UNSETTLED if any is not yet. */
+  resolvedNow(tax: Taxonomy, drafts: TermDraft[]): number[] | typeof UNSETTLED {
+    const ids: number[] = [];
+    for (const d of drafts) {
+      const id = this.pending.now(this.keyOf(tax, d));
+      if (id === UNSETTLED) return UNSETTLED;
+      if (id !== undefined) ids.push(id);
     }
-    return p;
+    return [...new Set(ids)];
   }
 
   private async resolveMemo(tax: Taxonomy, d: TermDraft, slug: string, memo: Ledger): Promise<number | undefined> {

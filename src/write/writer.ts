@@ -12,7 +12,8 @@ import type { ItemKind, RunReport } from '../report/report.ts';
 import { TermResolver } from './terms.ts';
 import { SiteIndex, spanOf } from './site-index.ts';
 import { retireVanished, type RetireOptions } from './retire.ts';
-import { InlineClaim } from './inline.ts';
+import { InlineClaim, type Link } from './inline.ts';
+import { UNSETTLED } from './settled.ts';
 
 export type OnEdit = 'overwrite' | 'preserve';
 
@@ -116,7 +117,7 @@ export class SiteWriter {
   readonly index: SiteIndex;
   readonly seen = new Set<string>();
   readonly cancelled = new Set<string>();
-  private readonly firstOrigin = new Map<string, string>();
+  private readonly firstOrigin = new Map<string, Origin>();
   private readonly primed = new Map<string, LedgerEntry | null>();
   private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>> & Pick<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>;
 
@@ -130,15 +131,22 @@ export class SiteWriter {
   /**
    * Lists the site's events over the dates of every item of the run the ledger does not know, in
    * one go: a run written in batches (ICS) then lists once instead of once per batch.
+   * `snapshot`: every ledger entry of this source's events, read before this run wrote any.
    */
-  async prime(items: Normalized<EventDraft>[]): Promise<void> {
+  async prime(items: Normalized<EventDraft>[], snapshot?: ReadonlyMap<string, LedgerEntry>): Promise<void> {
     const drafts = items.flatMap((it) => (it.ok && !it.draft.cancelled ? [it.draft] : []));
     const slugs = drafts.map((d) => this.slugOf(d));
-    const known = await this.o.ledger.getMany('events', slugs);
+    // A snapshot of the whole ledger (ledgerSnapshot), read by the caller earlier, stands for the read.
+    const known = snapshot ?? (await this.o.ledger.getMany('events', slugs));
     // Kept for writePlanned: read once, not twice (only this run writes these slugs meanwhile).
     for (const slug of slugs) this.primed.set(slug, known.get(slug) ?? null);
     const unknown = drafts.filter((d) => !known.has(this.slugOf(d)));
     await this.index.coverEvents(spanOf(unknown), unknown.length);
+  }
+
+  /** Whether prime() found this draft in the ledger (a re-import: most likely unchanged, no request). */
+  knownAtPrime(it: Normalized<EventDraft>): boolean {
+    return it.ok && !!this.primed.get(this.slugOf(it.draft));
   }
 
   /** Ledger entries of planned slugs: those read by prime() once, the rest from the ledger. */
@@ -157,8 +165,13 @@ export class SiteWriter {
     return out;
   }
 
+  /** Drafts are asked for their slug several times a run (prime, plan, admit): hashed once each. */
+  private readonly slugs = new WeakMap<EventDraft, string>();
+
   slugOf(d: EventDraft): string {
-    return d.slug ?? slugFor(this.o.sourceKey, d.identity);
+    let slug = this.slugs.get(d);
+    if (slug === undefined) this.slugs.set(d, (slug = d.slug ?? slugFor(this.o.sourceKey, d.identity)));
+    return slug;
   }
 
   /** Plans and writes in one go, so new venues/organizers can be created inside their first event's write. */
@@ -184,14 +197,28 @@ export class SiteWriter {
       else if (this.admit(this.slugOf(it.draft), it.draft.origin, it.draft.cancelled)) live.push(it.draft);
     }
     await this.linked.prime(live.flatMap((d) => (d.venue ? [d.venue] : [])), live.flatMap((d) => d.organizers));
-    // Terms first (sequential per distinct term, cached), then venues/organizers in parallel.
-    return mapConcurrent(live, this.o.concurrency, async (d): Promise<PlannedWrite> => {
-      const { ids, notes, pending } = await this.resolveLinks(d, opts.inline);
-      const body = eventBody(d, ids, { status: this.o.status });
-      const slug = this.slugOf(d);
-      if (pending) return { slug, origin: d.origin, body, fp: '', notes, pending, ...extra?.(d) };
-      return { slug, origin: d.origin, body, fp: fingerprint({ ...body, slug }), notes, links: fingerprint(ids), ...extra?.(d) };
+    const out = new Array<PlannedWrite>(live.length);
+    const rest: number[] = [];
+    // Links already resolved in this run (every event of a re-import after the first few) plan
+    // without an await; the others resolve terms first (sequential per distinct term, cached),
+    // then venues/organizers in parallel.
+    live.forEach((d, i) => {
+      const links = this.linksNow(d, opts.inline);
+      if (links === UNSETTLED) rest.push(i);
+      else out[i] = this.planned(d, links, extra);
     });
+    await mapConcurrent(rest, this.o.concurrency, async (i) => {
+      out[i] = this.planned(live[i]!, await this.resolveLinks(live[i]!, opts.inline), extra);
+    });
+    return out;
+  }
+
+  private planned(d: EventDraft, { ids, notes, pending }: ResolvedLinks, extra?: (d: EventDraft) => Pick<PlannedWrite, 'srcMod'>): PlannedWrite {
+    const body = eventBody(d, ids, { status: this.o.status });
+    const slug = this.slugOf(d);
+    if (pending) return { slug, origin: d.origin, body, fp: '', notes, pending, ...extra?.(d) };
+    // The links fingerprint serves only the sync's untouched check (with `extra`): not hashed for imports.
+    return { slug, origin: d.origin, body, fp: fingerprint({ ...body, slug }), notes, ...(extra ? { links: fingerprint(ids), ...extra(d) } : {}) };
   }
 
   /**
@@ -200,13 +227,13 @@ export class SiteWriter {
    */
   admit(slug: string, origin: Origin, cancelled = false): boolean {
     const { report } = this.o;
-    const where = `${origin.source}${origin.line !== undefined ? `:${origin.line}` : origin.uid ? ` UID ${origin.uid}` : ''}`;
     const first = this.firstOrigin.get(slug);
     if (first !== undefined) {
-      report.add({ kind: 'events', slug, outcome: 'skipped', reason: `duplicate of ${first} (same identity)`, origin });
+      const where = `${first.source}${first.line !== undefined ? `:${first.line}` : first.uid ? ` UID ${first.uid}` : ''}`;
+      report.add({ kind: 'events', slug, outcome: 'skipped', reason: `duplicate of ${where} (same identity)`, origin });
       return false;
     }
-    this.firstOrigin.set(slug, where);
+    this.firstOrigin.set(slug, origin);
     if (cancelled) {
       this.cancelled.add(slug);
       report.add({ kind: 'events', slug, outcome: 'skipped', reason: 'cancelled in the source', origin });
@@ -221,25 +248,52 @@ export class SiteWriter {
    * note. With `inline`, new venues/organizers come back in `pending` instead of being created.
    */
   async resolveLinks(d: EventLinkDrafts, inline = false): Promise<ResolvedLinks> {
-    const notes: string[] = [];
     const categories = await this.terms.resolveAll('categories', d.categories);
     const tags = await this.terms.resolveAll('tags', d.tags);
+    const venue = d.venue ? (inline ? await this.linked.venueLink(d.venue) : await this.linked.venue(d.venue)) : undefined;
+    const organizers: Link[] = [];
+    for (const o of d.organizers) organizers.push(inline ? await this.linked.organizerLink(o) : await this.linked.organizer(o));
+    return this.assemble(d, categories, tags, venue, organizers);
+  }
+
+  /**
+   * What resolveLinks would give, from links this run has already resolved, without awaiting;
+   * UNSETTLED when any is not resolved yet (or, not `inline`, is a venue/organizer still to create).
+   */
+  linksNow(d: EventLinkDrafts, inline = false): ResolvedLinks | typeof UNSETTLED {
+    const categories = this.terms.resolvedNow('categories', d.categories);
+    const tags = categories === UNSETTLED ? UNSETTLED : this.terms.resolvedNow('tags', d.tags);
+    if (categories === UNSETTLED || tags === UNSETTLED) return UNSETTLED;
+    const usable = (link: Link | typeof UNSETTLED) => link !== UNSETTLED && (inline || !(link instanceof InlineClaim));
+    const venue = d.venue ? this.linked.venueLinkNow(d.venue) : undefined;
+    if (d.venue && !usable(venue!)) return UNSETTLED;
+    const organizers: Link[] = [];
+    for (const o of d.organizers) {
+      const link = this.linked.organizerLinkNow(o);
+      if (!usable(link)) return UNSETTLED;
+      organizers.push(link as Link);
+    }
+    return this.assemble(d, categories, tags, venue as Link, organizers);
+  }
+
+  /** Resolved links as ids, notes for links that failed, and (inline) the claims still to be created. */
+  private assemble(d: EventLinkDrafts, categories: number[], tags: number[], venueLink: Link, organizerLinks: Link[]): ResolvedLinks {
+    const notes: string[] = [];
     let venue: number | undefined;
     let venueClaim: InlineClaim | undefined;
     if (d.venue) {
-      const link = inline ? await this.linked.venueLink(d.venue) : await this.linked.venue(d.venue);
-      if (link instanceof InlineClaim) venueClaim = link;
-      else if (link === undefined) notes.push(`written without its venue "${d.venue.venue}" (see the venue's failure)`);
-      else venue = link;
+      if (venueLink instanceof InlineClaim) venueClaim = venueLink;
+      else if (venueLink === undefined) notes.push(`written without its venue "${d.venue.venue}" (see the venue's failure)`);
+      else venue = venueLink;
     }
     const organizers: number[] = [];
     const slots: Array<number | InlineClaim> = [];
-    for (const o of d.organizers) {
-      const link = inline ? await this.linked.organizerLink(o) : await this.linked.organizer(o);
+    d.organizers.forEach((o, i) => {
+      const link = organizerLinks[i];
       if (link === undefined) notes.push(`written without its organizer "${o.organizer}" (see the organizer's failure)`);
       else slots.push(link);
       if (typeof link === 'number') organizers.push(link);
-    }
+    });
     const ids = { categories, tags, venue, organizers };
     const claimed = venueClaim !== undefined || slots.some((x) => x instanceof InlineClaim);
     return { ids, notes, ...(claimed ? { pending: { ids, venue: venueClaim, organizers: slots } } : {}) };
@@ -281,13 +335,21 @@ export class SiteWriter {
     const known = await this.ledgerEntries(planned.map((p) => p.slug));
     const unknown = planned.filter((p): p is PlannedWrite => !('untouched' in p) && !known.has(p.slug));
     await this.index.coverEvents(spanOf(unknown.map((p) => p.body)), unknown.length);
-    await mapConcurrent(planned, this.o.concurrency, async (p) => {
+    // Unchanged events (what a re-import mostly is) are reported here, without a task each.
+    const rest: PlannedWrite[] = [];
+    for (const p of planned) {
+      const entry = 'untouched' in p ? undefined : known.get(p.slug);
       if ('untouched' in p) this.o.report.add({ kind: 'events', slug: p.slug, origin: p.origin, outcome: 'unchanged', siteId: p.untouched });
-      else await this.writeOne(p, known.get(p.slug));
-    });
+      else if (entry && entry.fp === p.fp && p.srcMod === undefined) this.o.report.add({ kind: 'events', slug: p.slug, origin: p.origin, outcome: 'unchanged', siteId: entry.id });
+      else rest.push(p);
+    }
+    const recording: Promise<void>[] = [];
+    await mapConcurrent(rest, this.o.concurrency, (p) => this.writeOne(p, known.get(p.slug), recording));
+    await Promise.all(recording);
   }
 
-  private async writeOne(planned: PlannedWrite, entry: LedgerEntry | undefined): Promise<void> {
+  /** Writes one event; its ledger entry is stored (and the event reported) by a promise left in `recording`. */
+  private async writeOne(planned: PlannedWrite, entry: LedgerEntry | undefined, recording: Promise<void>[]): Promise<void> {
     const { report, client, lang, ledger } = this.o;
     let p = planned;
     const base = { kind: 'events' as const, slug: p.slug, origin: p.origin };
@@ -333,8 +395,13 @@ export class SiteWriter {
       }
       const reason = p.notes.length ? p.notes.join('; ') : undefined;
       this.index.noteEvent(p.slug);
-      await ledger.set('events', p.slug, { fp: p.fp, id: record.id, modified: record.modified_utc, start: utcIso(record.utc_start_date), src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() });
-      report.add({ ...base, outcome: created ? 'created' : 'updated', siteId: record.id, reason });
+      const stored = { fp: p.fp, id: record.id, modified: record.modified_utc, start: utcIso(record.utc_start_date), src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() };
+      // Stored (and reported) without holding this request slot: the ledger groups its writes
+      // over a few milliseconds, during which the slot can carry the next event to the site.
+      recording.push(ledger.set('events', p.slug, stored).then(
+        () => report.add({ ...base, outcome: created ? 'created' : 'updated', siteId: record.id, reason }),
+        (err: Error) => report.add({ ...base, outcome: 'failed', reason: err.message }),
+      ));
     } catch (err) {
       report.add({ ...base, outcome: 'failed', reason: (err as Error).message });
     }

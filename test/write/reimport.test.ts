@@ -1,0 +1,93 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { EventDraft, Normalized, OrganizerDraft, VenueDraft } from '../../src/model/draft.ts';
+import { SiteWriter } from '../../src/write/writer.ts';
+import { ledgerSnapshot, MemoryLedger, type Ledger } from '../../src/write/ledger.ts';
+import { RunReport } from '../../src/report/report.ts';
+import { testSite } from '../support/site.ts';
+
+/**
+ * An unchanged re-import plans without awaits (links already resolved in the run), primes from a
+ * ledger snapshot and reports unchanged events without a write task: none of those shortcuts may
+ * hide a change. Each run here is a new SiteWriter over the same ledger, as a new import would be.
+ */
+
+type Env = Awaited<ReturnType<typeof testSite>>;
+
+const hall = (name: string): VenueDraft => ({ identity: name, venue: name, city: 'Lyon' });
+const org = (name: string): OrganizerDraft => ({ identity: name, organizer: name });
+
+function draft(i: number, over: Partial<EventDraft> = {}): Normalized<EventDraft> {
+  const d = `2025-06-${String(1 + (i % 28)).padStart(2, '0')}`;
+  return {
+    ok: true,
+    draft: {
+      identity: `ev-${i}`, title: `Event ${i}`, description: 'Text', timezone: 'Europe/Berlin', all_day: false, start_date: `${d} 10:00:00`, end_date: `${d} 11:00:00`,
+      categories: [{ name: 'Music' }], tags: [], venue: hall(i % 2 ? 'North Hall' : 'South Hall'), organizers: [org('Alpha Org')], cancelled: false,
+      slug: `ev-${i}`, origin: { source: 'test' }, ...over,
+    },
+  };
+}
+
+/** One run: a fresh writer primed from a snapshot of the ledger, the items written in batches of 10. */
+async function run(env: Env, ledger: Ledger, items: Normalized<EventDraft>[]) {
+  const report = new RunReport({ id: 'r', kind: 'import-ics', source: 'test', site: 's', language: 'en', dryRun: false });
+  const w = new SiteWriter({ client: env.client, ledger, report, sourceKey: 'test', lang: 'en', concurrency: 8 });
+  await w.prime(items, await ledgerSnapshot(ledger, 'events', 1000));
+  for (let i = 0; i < items.length; i += 10) await w.writeEvents(items.slice(i, i + 10));
+  return report;
+}
+
+describe('re-import change detection', () => {
+  let env: Env;
+  beforeEach(async () => {
+    env = await testSite();
+    return () => env.close();
+  });
+
+  it('an unchanged re-import writes nothing; a change of any one field or link of an event is written, and only that event', async () => {
+    const ledger = new MemoryLedger();
+    const items = Array.from({ length: 30 }, (_, i) => draft(i));
+    expect((await run(env, ledger, items)).counts.events).toMatchObject({ created: 30, failed: 0 });
+    env.sandbox.resetStats();
+    expect((await run(env, ledger, items)).counts.events).toMatchObject({ unchanged: 30, updated: 0 });
+    expect(env.sandbox.stats().writes).toBe(0);
+
+    // One change per event, spread over the batches (after the first batch every link is resolved).
+    const changes: Partial<EventDraft>[] = [
+      { title: 'Renamed' }, { description: 'Other text' }, { start_date: '2025-06-01 09:00:00' }, { end_date: '2025-06-28 12:00:00' }, { timezone: 'UTC' },
+      { all_day: true }, { cost: '5' }, { website: 'https://example.org' }, { excerpt: 'Short' }, { status: 'draft' }, { featured: true }, { sticky: true },
+      { hide_from_listings: true }, { show_map: false }, { show_map_link: false },
+      { venue: hall('East Hall') }, { venue: undefined }, { organizers: [org('Beta Org')] }, { organizers: [] }, { categories: [{ name: 'Theatre' }] }, { tags: [{ name: 'Outdoor' }] },
+    ];
+    const changed = items.map((it, i) => (i < changes.length ? draft(i, changes[i]) : it));
+    const report = await run(env, ledger, changed);
+    expect(report.counts.events).toMatchObject({ updated: changes.length, unchanged: 30 - changes.length, failed: 0 });
+    const updated = report.items.filter((x) => x.kind === 'events' && x.outcome === 'updated').map((x) => x.slug).sort();
+    expect(updated).toEqual(changes.map((_, i) => `ev-${i}`).sort());
+    // And the changes landed: the next run finds nothing to do.
+    env.sandbox.resetStats();
+    expect((await run(env, ledger, changed)).counts.events).toMatchObject({ unchanged: 30 });
+    expect(env.sandbox.stats().writes).toBe(0);
+  });
+
+  it('a venue whose id changed on the site (ledger entry replaced) is re-linked by the events of an otherwise unchanged re-import', async () => {
+    const ledger = new MemoryLedger();
+    const items = Array.from({ length: 12 }, (_, i) => draft(i));
+    await run(env, ledger, items);
+    // The site lost the venue; calsync's ledger points at a new one (as after it recreated it).
+    const other = await env.client.venues.create({ venue: 'North Hall Annex', status: 'publish' }, { lang: 'en' });
+    const key = (await keys(ledger)).find((k) => k.startsWith('north-hall-'))!;
+    const entry = (await ledger.getMany('venues', [key])).get(key)!;
+    expect(entry.id).not.toBe(other.id);
+    await ledger.set('venues', key, { ...entry, id: other.id });
+    const report = await run(env, ledger, items);
+    // The odd events link North Hall: their link ids changed, so they are written.
+    expect(report.counts.events).toMatchObject({ updated: 6, unchanged: 6 });
+  });
+});
+
+async function keys(ledger: Ledger): Promise<string[]> {
+  const out: string[] = [];
+  for await (const [k] of ledger.entries('venues')) out.push(k);
+  return out;
+}
