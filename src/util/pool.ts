@@ -44,3 +44,30 @@ export class BoundedTasks {
     if (this.failure) throw this.failure.err;
   }
 }
+
+/**
+ * A counting semaphore: at most `limit` holders at once across every caller that shares it. The
+ * writer keeps one per run, so batches that overlap (the next one starts while the last requests of
+ * the one before finish) never put more than the site's concurrency in flight together.
+ */
+export class Slots {
+  #free: number;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(limit: number) {
+    this.#free = Math.max(1, Math.floor(limit));
+  }
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      // The slot passes straight to the next waiter, so no newcomer can take it in between.
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
+}

@@ -4,7 +4,7 @@ import type { EventDraft, ItemFailure, Normalized, Origin } from '../model/draft
 import { fingerprint } from '../model/fingerprint.ts';
 import { slugFor } from '../model/identity.ts';
 import type { Language } from '../model/languages.ts';
-import { mapConcurrent } from '../util/pool.ts';
+import { mapConcurrent, Slots } from '../util/pool.ts';
 import { eventBody, type EventBody, type EventLinkIds, type InlineEventBody } from './body.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
@@ -119,12 +119,15 @@ export class SiteWriter {
   readonly cancelled = new Set<string>();
   private readonly firstOrigin = new Map<string, Origin>();
   private readonly primed = new Map<string, LedgerEntry | null>();
+  /** Event writes in flight, shared by overlapping batches (see Slots). */
+  private readonly writeSlots: Slots;
   private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>> & Pick<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>;
 
   constructor(opts: SiteWriterOptions) {
     this.o = { dryRun: false, onEdit: 'overwrite', status: 'publish', createTerms: true, concurrency: 8, updateTerms: false, ...opts };
     this.terms = new TermResolver(opts.client, { lang: opts.lang, createTerms: this.o.createTerms, dryRun: this.o.dryRun, report: opts.report, updateTerms: this.o.updateTerms, memo: opts.termMemo });
     this.index = new SiteIndex(opts.client, { lang: opts.lang, signal: opts.signal, concurrency: Math.min(4, this.o.concurrency) });
+    this.writeSlots = new Slots(this.o.concurrency);
     this.linked = new LinkedResolver(opts.client, opts.ledger, { lang: opts.lang, dryRun: this.o.dryRun, status: this.o.status, report: opts.report, adoptLinked: opts.adoptLinked, index: this.index, inline: !this.o.dryRun });
   }
 
@@ -344,7 +347,7 @@ export class SiteWriter {
       else rest.push(p);
     }
     const recording: Promise<void>[] = [];
-    await mapConcurrent(rest, this.o.concurrency, (p) => this.writeOne(p, known.get(p.slug), recording));
+    await mapConcurrent(rest, this.o.concurrency, (p) => this.writeSlots.run(() => this.writeOne(p, known.get(p.slug), recording)));
     await Promise.all(recording);
   }
 
