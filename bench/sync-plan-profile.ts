@@ -1,27 +1,15 @@
 // Where the sync planner's time goes at a given site latency: the planner alone (SiteSync.plan,
 // in this process, in-memory ledger) against two sandbox processes, every request recorded with
 // its route and time, then a second plan (the no-change resync's). `node bench/sync-plan-profile.ts [events] [latencyMs]`
-import { CalendarClient } from '../src/api/index.ts';
 import { resolveSite } from '../src/config/sites.ts';
-import { mapConcurrent } from '../src/util/pool.ts';
 import { SiteSync, syncReport, type SyncParams } from '../src/runs/sync-site.ts';
 import { Redis } from 'ioredis';
-import { benchRedis, PASSWORD, sandboxProcess, USER, type SandboxProcess } from './env.ts';
+import { benchRedis, PASSWORD, sandboxProcess, USER } from './env.ts';
+import { seedSource } from './sync.ts';
 
 const ENV = { CALSYNC_USER: USER, CALSYNC_PASSWORD: PASSWORD };
 const events = Number(process.argv[2] ?? 2000);
 const latency = Number(process.argv[3] ?? 50);
-
-async function seed(src: SandboxProcess): Promise<void> {
-  const client = new CalendarClient({ ...resolveSite(src.url, undefined, { env: ENV }).connection, connections: 32 });
-  const venue = await client.venues.create({ venue: 'Bench Hall', city: 'Springfield' } as never);
-  const cat = await client.categories.create({ name: 'Bench' });
-  await mapConcurrent(Array.from({ length: events }, (_, i) => i), 32, (i) => {
-    const d = new Date(Date.UTC(2027, 0, 1 + (i % 360))).toISOString().slice(0, 10);
-    return client.events.create({ title: `Bench ${i}`, start_date: `${d} 10:00:00`, end_date: `${d} 11:00:00`, timezone: 'Europe/Berlin', slug: `bench-${i}`, venue: venue.id, categories: [cat.id] } as never);
-  });
-  await client.close();
-}
 
 interface Req { site: string; route: string; end: number; ms: number }
 
@@ -42,7 +30,7 @@ function summary(reqs: Req[], wallMs: number): string {
 const src = await sandboxProcess(latency ? ['--latency-ms', String(latency)] : []);
 const dst = await sandboxProcess(latency ? ['--latency-ms', String(latency)] : []);
 try {
-  await seed(src);
+  await seedSource(src, events);
   const reqs: Req[] = [];
   const server = await benchRedis();
   const redis = new Redis(server.url);

@@ -11,7 +11,8 @@ import { round, type Scenario } from './lib.ts';
 
 const ENV = { CALSYNC_USER: USER, CALSYNC_PASSWORD: PASSWORD };
 
-async function seedSource(src: SandboxProcess, events: number): Promise<void> {
+/** The source site of every sync bench: `events` events sharing one venue and one category. */
+export async function seedSource(src: SandboxProcess, events: number): Promise<void> {
   const client = new CalendarClient({ ...resolveSite(src.url, undefined, { env: ENV }).connection, connections: 32 });
   const venue = await client.venues.create({ venue: 'Bench Hall', city: 'Springfield' } as never);
   const cat = await client.categories.create({ name: 'Bench' });
