@@ -65,12 +65,19 @@ export interface TermDraft {
   /** Parent category (categories only): a name, or a full draft when the source knows it (sync). */
   parent?: string | TermDraft;
 }
+const TERM_FIELDS = { name: z.string().min(1), slug: z.string().optional(), description: z.string().optional() };
 export const TermDraft: z.ZodType<TermDraft> = z.object({
-  name: z.string().min(1),
-  slug: z.string().optional(),
-  description: z.string().optional(),
+  ...TERM_FIELDS,
   parent: z.union([z.string(), z.lazy(() => TermDraft)]).optional(),
 });
+
+/**
+ * A term whose parent, if any, is a name: what a flat source (a CSV row) builds. TermDraft's cycle
+ * (a parent is a term) keeps z.compile from compiling any schema that holds it; this one has none.
+ * Strict, so a key TermDraft would drop is refused here instead: whatever this accepts, TermDraft
+ * accepts with the same output.
+ */
+export const FlatTermDraft = z.strictObject({ ...TERM_FIELDS, parent: z.string().optional() });
 
 export const EventDraft = z
   .object({

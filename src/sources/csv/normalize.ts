@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { EventDraft, OrganizerDraft, VenueDraft, type Normalized } from '../../model/draft.ts';
+import type { Normalized } from '../../model/draft.ts';
+import { checkDraft } from './checks.ts';
 import { eventFields } from './event-row.ts';
 import type { FieldOf } from './fields.ts';
 import { organizerFields, venueFields } from './linked-row.ts';
@@ -19,8 +20,6 @@ const BUILDERS: { [K in CsvKind]: Builder<K> } = {
   venues: venueFields,
   organizers: organizerFields,
 };
-
-const SCHEMAS: Record<CsvKind, z.ZodType<AnyDraft>> = { events: EventDraft, venues: VenueDraft, organizers: OrganizerDraft };
 
 function failure(ctx: RowContext, cells: string[], line: number, reason: string): Normalized<AnyDraft> {
   return { ok: false, failure: { kind: ITEM_KIND[ctx.kind], origin: { source: ctx.sourceName, line }, reason, raw: cells } };
@@ -64,7 +63,7 @@ export function normalizeRow(ctx: RowContext, cells: string[], line: number): No
   }
   const candidate = (BUILDERS[ctx.kind] as Builder<CsvKind>)(row, key, line);
   if (row.errors.length || !candidate) return failure(ctx, cells, line, row.errors.join('; ') || 'row: unreadable');
-  const parsed = SCHEMAS[ctx.kind].safeParse(candidate);
+  const parsed = checkDraft(ctx.kind, candidate);
   if (!parsed.success) return failure(ctx, cells, line, zodReason(row, parsed.error));
   return { ok: true, draft: parsed.data };
 }
