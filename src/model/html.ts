@@ -130,7 +130,6 @@ const parsedTextMemo = memoized((text) => decodeEntities(sanitize(text, TEXT_ONL
 /** A link field (event, venue or organizer website): an absolute http(s) URL, or nothing. */
 export function webUrl(url: string | undefined): string | undefined {
   const v = url?.trim();
-  if (!v || !URL.canParse(v)) return undefined;
-  const p = new URL(v).protocol;
+  const p = v ? URL.parse(v)?.protocol : undefined; // one parse, not canParse and then new URL
   return p === 'http:' || p === 'https:' ? v : undefined;
 }

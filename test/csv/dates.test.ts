@@ -51,6 +51,18 @@ describe('date cells', () => {
     expect(ymd('13/13/2024', 'DMY')).toMatch(/no month 13/);
     expect(ymd('2024-04-31')).toMatch(/April 2024 has 30 days/);
   });
+  it('keeps the reasons of years 0-99, whose month lengths are those of 1900-1999 (as Date.UTC read them)', () => {
+    expect(ymd('0000-02-29')).toBe("ERR '0000-02-29' is not a real date (February 0 has 28 days)");
+    expect(ymd('0004-02-29')).toBe("ERR '0004-02-29' has an out-of-range year");
+    expect(ymd('1900-02-29')).toBe("ERR '1900-02-29' is not a real date (February 1900 has 28 days)");
+    expect(ymd('2000-02-29')).toBe('2000-02-29');
+  });
+  it('reads a cell the same the second time (results are remembered and shared)', () => {
+    const first = ymd('03/04/2025 7:30 pm', 'DMY');
+    expect(ymd('03/04/2025 7:30 pm', 'MDY')).toBe('2025-03-04 19:30:00'); // the order is part of what is remembered
+    expect(ymd('03/04/2025 7:30 pm', 'DMY')).toBe(first);
+    expect(first).toBe('2025-04-03 19:30:00');
+  });
 
   it('names relative dates and garbage', () => {
     for (const v of ['today', 'tomorrow', 'monday', 'lastMonday', 'next friday', 'wednesday2week', '+3 days']) {

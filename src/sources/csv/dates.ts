@@ -9,6 +9,9 @@
  * Two-digit years are 20YY.
  */
 
+import { daysInMonth } from '../../model/timezones.ts';
+import { memoized } from '../../util/memo.ts';
+
 export type DateOrder = 'DMY' | 'MDY' | 'YMD';
 
 export const ORDER_FORMAT: Record<DateOrder, string> = { DMY: 'DD/MM/YYYY', MDY: 'MM/DD/YYYY', YMD: 'YYYY/MM/DD' };
@@ -66,8 +69,9 @@ const RELATIVE = new RegExp(
 
 const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
-export function daysInMonth(y: number, m: number): number {
-  return new Date(Date.UTC(y, m, 0)).getUTCDate();
+/** Days in a month; years 0-99 count as 1900-1999, as Date.UTC, which this once called, reads them. */
+function monthLength(y: number, m: number): number {
+  return daysInMonth(y < 100 ? y + 1900 : y, m);
 }
 
 function fullYear(y: string): number {
@@ -76,7 +80,7 @@ function fullYear(y: string): number {
 
 function checkDate(cell: string, y: number, m: number, d: number): Parsed<YMD> {
   if (m < 1 || m > 12) return { ok: false, reason: `'${cell}' is not a real date (no month ${m})` };
-  const dim = daysInMonth(y, m);
+  const dim = monthLength(y, m);
   if (d < 1 || d > dim) {
     return { ok: false, reason: `'${cell}' is not a real date (${MONTH_NAMES[m - 1]} ${y} has ${dim} days)` };
   }
@@ -94,7 +98,20 @@ export function isRelativeDate(cell: string): boolean {
   return RELATIVE.test(cell.trim());
 }
 
+/** One remembered reader per date order: a file's dates and times repeat (src/util/memo.ts). */
+const DATE_TIMES = {
+  DMY: memoized((cell) => readDateTime(cell, 'DMY')),
+  MDY: memoized((cell) => readDateTime(cell, 'MDY')),
+  YMD: memoized((cell) => readDateTime(cell, 'YMD')),
+  none: memoized((cell) => readDateTime(cell, undefined)),
+};
+
+/** A date cell, optionally with a time. The result is shared with other calls: do not mutate it. */
 export function parseDateTime(cell: string, order: DateOrder | undefined): Parsed<DateTimeValue> {
+  return DATE_TIMES[order ?? 'none'](cell);
+}
+
+function readDateTime(cell: string, order: DateOrder | undefined): Parsed<DateTimeValue> {
   const v = cell.trim();
   let date: Parsed<YMD> | undefined;
   let rest = '';
@@ -162,8 +179,13 @@ function offsetOf(text: string | undefined): number | undefined {
   return m[1] === '-' ? -minutes : minutes;
 }
 
-/** `7:30`, `07:30:00`, `8:00 AM`, `5pm`, `5 p.m.`, `19.30`, `15h30`, `1530` (HHMM), `15` (hour), `noon`. */
-export function parseTime(cell: string): Parsed<{ time: HMS; offsetMinutes?: number }> {
+/**
+ * `7:30`, `07:30:00`, `8:00 AM`, `5pm`, `5 p.m.`, `19.30`, `15h30`, `1530` (HHMM), `15` (hour), `noon`.
+ * Remembered like parseDateTime: the result is shared, do not mutate it.
+ */
+export const parseTime = memoized(readTime);
+
+function readTime(cell: string): Parsed<{ time: HMS; offsetMinutes?: number }> {
   const v = cell.trim();
   const lower = v.toLowerCase();
   if (lower === 'noon' || lower === 'midday') return { ok: true, value: { time: { h: 12, mi: 0, s: 0 } } };
@@ -182,10 +204,11 @@ export function parseTime(cell: string): Parsed<{ time: HMS; offsetMinutes?: num
   return { ok: false, reason: `'${v}' is not a time` };
 }
 
-const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+const p2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
+const p4 = (n: number): string => (n >= 1000 ? `${n}` : String(n).padStart(4, '0'));
 
 export function formatWall(date: YMD, time: HMS): string {
-  return `${pad(date.y, 4)}-${pad(date.m)}-${pad(date.d)} ${pad(time.h)}:${pad(time.mi)}:${pad(time.s)}`;
+  return `${p4(date.y)}-${p2(date.m)}-${p2(date.d)} ${p2(time.h)}:${p2(time.mi)}:${p2(time.s)}`;
 }
 
 export function addDays(date: YMD, days: number): YMD {

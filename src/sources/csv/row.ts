@@ -1,4 +1,5 @@
 import type { ItemFailure } from '../../model/draft.ts';
+import { memoized } from '../../util/memo.ts';
 import { parseBoolean } from './booleans.ts';
 import type { DateOrder } from './dates.ts';
 import { parseStatus, type PostStatus } from './status.ts';
@@ -101,21 +102,8 @@ function normalizedName(name: string): string {
   return (NON_ASCII.test(name) ? name.normalize('NFKC') : name).trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
-/** Names already normalized: venue, organizer and term names repeat on every row of a file. Bounded like html.ts' memo. */
-const NAMES = new Map<string, string>();
-const NAMES_MAX = 1024;
-
-/** Venue/organizer identity from a name: case, spacing and Unicode forms do not make a new one. */
-export function normalizeName(name: string): string {
-  if (name.length > 200) return normalizedName(name);
-  let out = NAMES.get(name);
-  if (out === undefined) {
-    out = normalizedName(name);
-    if (NAMES.size >= NAMES_MAX) NAMES.clear();
-    NAMES.set(name, out);
-  }
-  return out;
-}
+/** Venue/organizer identity from a name: case, spacing and Unicode forms do not make a new one. Names repeat on every row of a file. */
+export const normalizeName = memoized(normalizedName);
 
 /**
  * Names in one cell: split on `;` when the cell has one, else on `,`; in a `;`-delimited file on
