@@ -127,9 +127,15 @@ export function plainText(text: string): string {
 
 const parsedTextMemo = memoized((text) => decodeEntities(sanitize(text, TEXT_ONLY)).replace(/<(?=[a-zA-Z!/?])/g, '&lt;'));
 
+const HTTP_SCHEME = /^https?:/i;
+
 /** A link field (event, venue or organizer website): an absolute http(s) URL, or nothing. */
 export function webUrl(url: string | undefined): string | undefined {
   const v = url?.trim();
-  const p = v ? URL.parse(v)?.protocol : undefined; // one parse, not canParse and then new URL
+  if (!v) return undefined;
+  // Spelled http: or https:, a link that parses has that scheme: no URL object needed (building
+  // one cost more than the parse). Anything else is parsed for its scheme.
+  if (HTTP_SCHEME.test(v)) return URL.canParse(v) ? v : undefined;
+  const p = URL.parse(v)?.protocol;
   return p === 'http:' || p === 'https:' ? v : undefined;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { plainText, sanitizeHtml } from '../../src/model/html.ts';
+import { plainText, sanitizeHtml, webUrl } from '../../src/model/html.ts';
 import { decodeEntities } from '../../src/util/entities.ts';
 import { eventDraftFromRecord, organizerDraft, termDraft, venueDraft } from '../../src/sources/site/normalize.ts';
 import type { EventRecord, OrganizerRecord, VenueRecord } from '../../src/api/index.ts';
@@ -113,5 +113,19 @@ describe('regression: the entity decoder threw on &#99999999;', () => {
     expect(() => decodeEntities('&#99999999;')).not.toThrow();
     expect(decodeEntities('a&#99999999;b&#xD800;c&#0;')).toBe('a\ufffdb\ufffdc\ufffd');
     expect(plainText('&#99999999;Title')).toBe('\ufffdTitle');
+  });
+});
+
+describe('link fields (webUrl)', () => {
+  it('keeps absolute http(s) links as written (trimmed), in any case, and nothing else', () => {
+    for (const v of ['https://x.org', 'HTTP://X.ORG/a?b#c', ' https://x.org/a ', 'http:x.org', 'HtTpS://[::1]/']) expect(webUrl(v), v).toBe(v.trim());
+    for (const v of [undefined, '', '  ', 'https:', 'http://', 'http://a b.org', 'http://x.org:99999', 'ftp://x.org', 'javascript:alert(1)', 'mailto:a@b.c', '//x.org', 'x.org']) {
+      expect(webUrl(v), String(v)).toBeUndefined();
+    }
+  });
+  it('reads the scheme as the URL standard does: tabs and line breaks inside it are dropped', () => {
+    expect(webUrl('h\tttp://x.org')).toBe('h\tttp://x.org');
+    expect(webUrl('ht\ntps://x.org/')).toBe('ht\ntps://x.org/');
+    expect(webUrl('java\tscript:alert(1)')).toBeUndefined();
   });
 });
