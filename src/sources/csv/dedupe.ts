@@ -1,5 +1,10 @@
 import { hash } from 'node:crypto';
 
+/** Big-endian 32-bit word of a latin1 digest string at byte `at`. */
+function word(digest: string, at: number): number {
+  return ((digest.charCodeAt(at) << 24) | (digest.charCodeAt(at + 1) << 16) | (digest.charCodeAt(at + 2) << 8) | digest.charCodeAt(at + 3)) >>> 0;
+}
+
 /**
  * "Have we seen this identity, and on which line?" for every row of a file, in ~24 bytes per row:
  * an open-addressing table of 64-bit SHA-256 prefixes and line numbers in typed arrays (a Map of
@@ -7,11 +12,6 @@ import { hash } from 'node:crypto';
  * file of a million rows is about 3e-8; if it ever happens the row is reported as a duplicate,
  * with the earlier line, not dropped silently.
  */
-/** Big-endian 32-bit word of a latin1 digest string at byte `at`. */
-function word(digest: string, at: number): number {
-  return ((digest.charCodeAt(at) << 24) | (digest.charCodeAt(at + 1) << 16) | (digest.charCodeAt(at + 2) << 8) | digest.charCodeAt(at + 3)) >>> 0;
-}
-
 export class SeenIdentities {
   private hi = new Uint32Array(1024);
   private lo = new Uint32Array(1024);
