@@ -62,6 +62,10 @@ describe('date cells', () => {
     expect(ymd('03/04/2025 7:30 pm', 'MDY')).toBe('2025-03-04 19:30:00'); // the order is part of what is remembered
     expect(ymd('03/04/2025 7:30 pm', 'DMY')).toBe(first);
     expect(first).toBe('2025-04-03 19:30:00');
+    const shared = parseDateTime('03/04/2025 7:30 pm', 'DMY');
+    expect(shared.ok && Object.isFrozen(shared.value.date) && Object.isFrozen(shared.value.time)).toBe(true);
+    const time = parseTime('7:30 pm');
+    expect(time.ok && Object.isFrozen(time.value.time)).toBe(true);
   });
 
   it('names relative dates and garbage', () => {

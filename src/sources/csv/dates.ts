@@ -98,15 +98,25 @@ export function isRelativeDate(cell: string): boolean {
   return RELATIVE.test(cell.trim());
 }
 
+/** A remembered result is shared by every later call: frozen, so a caller that mutates one throws instead of corrupting the rest. */
+function frozen<T extends Parsed<{ date?: YMD; time?: HMS }>>(r: T): T {
+  if (r.ok) {
+    if (r.value.date) Object.freeze(r.value.date);
+    if (r.value.time) Object.freeze(r.value.time);
+    Object.freeze(r.value);
+  }
+  return Object.freeze(r);
+}
+
 /** One remembered reader per date order: a file's dates and times repeat (src/util/memo.ts). */
 const DATE_TIMES = {
-  DMY: memoized((cell) => readDateTime(cell, 'DMY')),
-  MDY: memoized((cell) => readDateTime(cell, 'MDY')),
-  YMD: memoized((cell) => readDateTime(cell, 'YMD')),
-  none: memoized((cell) => readDateTime(cell, undefined)),
+  DMY: memoized((cell) => frozen(readDateTime(cell, 'DMY'))),
+  MDY: memoized((cell) => frozen(readDateTime(cell, 'MDY'))),
+  YMD: memoized((cell) => frozen(readDateTime(cell, 'YMD'))),
+  none: memoized((cell) => frozen(readDateTime(cell, undefined))),
 };
 
-/** A date cell, optionally with a time. The result is shared with other calls: do not mutate it. */
+/** A date cell, optionally with a time. The result is shared with other calls, and frozen. */
 export function parseDateTime(cell: string, order: DateOrder | undefined): Parsed<DateTimeValue> {
   return DATE_TIMES[order ?? 'none'](cell);
 }
@@ -181,9 +191,9 @@ function offsetOf(text: string | undefined): number | undefined {
 
 /**
  * `7:30`, `07:30:00`, `8:00 AM`, `5pm`, `5 p.m.`, `19.30`, `15h30`, `1530` (HHMM), `15` (hour), `noon`.
- * Remembered like parseDateTime: the result is shared, do not mutate it.
+ * Remembered like parseDateTime: the result is shared and frozen.
  */
-export const parseTime = memoized(readTime);
+export const parseTime = memoized((cell: string) => frozen(readTime(cell)));
 
 function readTime(cell: string): Parsed<{ time: HMS; offsetMinutes?: number }> {
   const v = cell.trim();
