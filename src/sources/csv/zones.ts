@@ -15,19 +15,21 @@ export type ZoneResult = { ok: true; value: string | undefined } | { ok: false; 
 
 const LOOKS_LIKE_OFFSET = /^(?:utc|gmt)?\s*[+-]\s*\d/i;
 
-/** A zone cell. The result is shared with other calls (a file's zones repeat): do not mutate it. */
+/** A zone cell. The result is shared with other calls (a file's zones repeat), and frozen. */
 export function parseZone(cell: string | undefined): ZoneResult {
   const v = (cell ?? '').trim();
   if (!v) return { ok: true, value: undefined };
   return zoneOf(v);
 }
 
-const zoneOf = memoized((v: string): ZoneResult => {
+const zoneOf = memoized((v: string) => Object.freeze(readZone(v)));
+
+function readZone(v: string): ZoneResult {
   const r = resolveZoneName(v);
   if (r) return { ok: true, value: r.zone };
   if (LOOKS_LIKE_OFFSET.test(v)) return { ok: false, reason: `'${v}' is not a valid UTC offset` };
   return { ok: false, reason: `'${v}' is not a time zone (an IANA name like Europe/Paris, or UTC+2)` };
-});
+}
 
 /** Kept for callers of the former CSV-only lookup: the IANA spelling of a name, null when unknown. */
 export function ianaZone(name: string): string | null {
