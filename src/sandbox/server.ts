@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { wpV2List, wpV2PostType } from './wp-v2.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LANGUAGES } from '../model/languages.ts';
@@ -118,16 +119,24 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   }
   const method = requestMethod(req, url);
   const route = resolveRoute(deps, target);
-  deps.stats.request(method, route.key, Boolean(route.matched) && WRITE_METHODS.has(method), `${url.pathname}`, performance.now());
+  const arrived = performance.now();
+  deps.stats.request(method, route.key, Boolean(route.matched) && WRITE_METHODS.has(method), arrived);
   // Counted before the body is read: the arrival time is when the request came, in arrival order.
   const raw = await readBody(req);
-  if (await injectFault(deps, req, res, method, url)) return;
+  const identity = requestIdentity(method, url, raw);
+  deps.stats.arrived(identity, arrived);
+  if (await injectFault(deps, req, res, identity)) return;
 
   const auth = authenticate(req.headers.authorization, deps.creds);
   if (auth instanceof ApiError) throw auth;
   if (outsideNamespace(deps, res, { method, url, origin, target, wpType: route.wpType, authed: auth })) return;
   if (!route.matched || !route.ns) throw noRoute();
   answerRoute(deps, req, res, { method, url, origin, target, raw, authed: auth, ns: route.ns, matched: route.matched });
+}
+
+/** What makes a repeat of a request the same request: method, path, query and a digest of the body. */
+function requestIdentity(method: string, url: URL, raw: Buffer): string {
+  return `${method} ${url.pathname}${url.search} ${raw.length ? createHash('sha1').update(raw).digest('base64') : ''}`;
 }
 
 /** The request's method, after WordPress's verb tunnelling for hosts that block PUT/PATCH/DELETE. */
@@ -150,7 +159,7 @@ function resolveRoute(deps: ServerDeps, target: Target): { ns?: string; matched?
 }
 
 /** Applies the next configured delay and fault; true when the fault answered (or dropped) the request. */
-async function injectFault(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, method: string, url: URL): Promise<boolean> {
+async function injectFault(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, identity: string): Promise<boolean> {
   const { delayMs, fault } = deps.faults.next();
   if (delayMs > 0) await sleep(delayMs);
   if (fault.kind === 'drop') {
@@ -160,7 +169,7 @@ async function injectFault(deps: ServerDeps, req: IncomingMessage, res: ServerRe
   }
   if (fault.kind === 'throttle') {
     deps.stats.fault('throttle');
-    deps.stats.throttled(method, url.pathname, performance.now() + fault.retryAfter * 1000, performance.now());
+    deps.stats.throttled(identity, performance.now() + fault.retryAfter * 1000, performance.now());
     send(res, 429, { code: 'rest_too_many_requests', message: 'Too many requests, slow down.', data: { status: 429 } },
       { 'Retry-After': String(fault.retryAfter) });
     return true;

@@ -7,8 +7,9 @@ export interface SandboxStats {
   byRoute: Record<string, number>;
   faults: { error: number; throttle: number; drop: number };
   /**
-   * Requests for the same method+path that came before the Retry-After they were given expired,
-   * sent after the client could have seen the 429 (requests already in flight then are not counted).
+   * Repeats of a throttled request (same method, path, query and body) that came before the
+   * Retry-After it was given expired, sent after the client could have seen the 429 (requests
+   * already in flight then are not counted).
    */
   retryAfterViolations: number;
   /** the most REST requests that arrived within any one second (see StatsRecorder.peakRate) */
@@ -19,8 +20,7 @@ export interface SandboxStats {
 const SLACK_MS = 25;
 /**
  * Requests arriving this soon after a 429 was sent were on their way before the client could read
- * it (concurrent requests share paths such as POST /events). A client that ignores Retry-After and
- * retries after its own backoff (hundreds of ms) still counts.
+ * it. A client that ignores Retry-After and retries after its own backoff (hundreds of ms) still counts.
  */
 const REACTION_MS = 50;
 /**
@@ -50,27 +50,35 @@ export class StatsRecorder {
     return { total: 0, writes: 0, byRoute: {}, faults: { error: 0, throttle: 0, drop: 0 }, retryAfterViolations: 0, peakPerSecond: 0 };
   }
 
-  request(method: string, route: string, write: boolean, path: string, nowMs: number): void {
+  request(method: string, route: string, write: boolean, nowMs: number): void {
     this.s.total++;
     if (this.times.length >= ARRIVALS_CAP) this.times.splice(0, ARRIVALS_CAP / 10);
     this.times.push(nowMs);
     if (write) this.s.writes++;
     const key = `${method} ${route}`;
     this.s.byRoute[key] = (this.s.byRoute[key] ?? 0) + 1;
-    const w = this.notBefore.get(`${method} ${path}`);
-    if (w !== undefined) {
-      if (nowMs + SLACK_MS < w.until) {
-        if (nowMs >= w.from) this.s.retryAfterViolations++;
-      } else this.notBefore.delete(`${method} ${path}`);
-    }
+  }
+
+  /**
+   * Checks a request that arrived at `arrivedMs` against the Retry-After given to an earlier one
+   * with the same `identity` (see requestIdentity). Keyed by the whole request, not the path:
+   * concurrent creates share `POST /events`, and one of them being throttled does not make the
+   * others, sent before the 429 reached the client, repeats of it.
+   */
+  arrived(identity: string, arrivedMs: number): void {
+    const w = this.notBefore.get(identity);
+    if (w === undefined) return;
+    if (arrivedMs + SLACK_MS < w.until) {
+      if (arrivedMs >= w.from) this.s.retryAfterViolations++;
+    } else this.notBefore.delete(identity);
   }
 
   fault(kind: 'error' | 'throttle' | 'drop'): void {
     this.s.faults[kind]++;
   }
 
-  throttled(method: string, path: string, untilMs: number, sentMs = untilMs): void {
-    this.notBefore.set(`${method} ${path}`, { from: sentMs + REACTION_MS, until: untilMs });
+  throttled(identity: string, untilMs: number, sentMs = untilMs): void {
+    this.notBefore.set(identity, { from: sentMs + REACTION_MS, until: untilMs });
   }
 
   /** Arrival times (ms, performance.now()) of the counted requests, oldest first. */

@@ -22,10 +22,11 @@ describe('regression: unfolding was quadratic (10k folded lines 0.13 s, 40k 15.7
   it('parse time grows linearly with the number of folded lines (10k / 40k / 160k)', () => {
     const sizes = [10_000, 40_000, 160_000];
     const ms = sizes.map((n) => bestMs(folded(n)));
-    // 16x the input; linear means a ratio near 16. Quadratic would be ~256. A generous bound for noise:
-    // the small run is a few ms, so it gets a floor of 5 ms.
-    const ratio = ms[2] / Math.max(ms[0], 5);
-    expect(ratio, `times ${ms.map((m) => m.toFixed(0)).join(' / ')} ms`).toBeLessThan(40);
+    // 16x the input; linear means a ratio near 16, quadratic ~256: the bound is their midpoint on a
+    // log scale. The small run is a few ms, so it gets a floor of 10 ms: on a loaded machine (test
+    // files run side by side) GC of the large runs' strings alone makes them 20-30x the small one.
+    const ratio = ms[2] / Math.max(ms[0], 10);
+    expect(ratio, `times ${ms.map((m) => m.toFixed(0)).join(' / ')} ms`).toBeLessThan(64);
     expect(ms[2], 'the 160k-line file parses in seconds, not minutes').toBeLessThan(10_000);
   });
 });

@@ -71,5 +71,6 @@ describe('CSV import as a BullMQ flow across worker processes', () => {
       await queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();
     }
-  });
+    // Its own waits allow minutes: two worker processes starting and a kill -9 on a loaded machine.
+  }, 240_000);
 });
