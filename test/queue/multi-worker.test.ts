@@ -186,9 +186,12 @@ describe('a large CSV import shared by several worker processes', () => {
       expect(freePeak, figures).toBeGreaterThan(LIMIT);
       // And the limiter holds back no more than it must: the run kept close to the slot rate
       // (LIMIT × 1000 / (1000 + MARGIN_MS)), or to what the same workers managed without a limit
-      // when the machine is too busy to reach it (75/s with 208 slots/s was seen at load 21).
+      // when the machine is too busy to reach it (75/s with 208 slots/s was seen at load 21). Half of
+      // that: the two runs are a minute apart, and with test files running side by side the load
+      // between them moves (45.9/s limited against 78.1/s unlimited was seen at load 12). A limiter
+      // per process dividing the limit among 4 workers, or one that never reuses a slot, stays far below.
       const slotRate = LIMIT * 1000 / (1000 + MARGIN_MS);
-      expect(average, figures).toBeGreaterThanOrEqual(0.6 * Math.min(slotRate, freeAverage));
+      expect(average, figures).toBeGreaterThanOrEqual(0.5 * Math.min(slotRate, freeAverage));
     } finally {
       for (const w of workers) await w.kill('SIGKILL');
       await queue.obliterate({ force: true }).catch(() => undefined);
