@@ -74,12 +74,15 @@ function termNames(names: string[]): string[] {
 
 /** Content per VEVENT, computed on first use; a missing SUMMARY is warned about then. */
 export class ContentCache {
-  private readonly contents = new Map<RawEvent, Content>();
+  /** By the VEVENT's position in the file (RawEvent.index): a map keyed by 60k objects cost more than the reads it saved. */
+  private readonly contents: (Content | undefined)[];
   // Feeds repeat a handful of places, people and category lists thousands of times: one venue, one
   // organizer list and one term list per distinct value, shared by every draft that carries it (drafts
   // are read, never changed, after normalization; the occurrences of one VEVENT always shared them).
   // A big feed's drafts held 20 MB of identical copies, and the parser thread cloned each one back.
   private readonly venues = new Map<string, EventDraft['venue']>();
+  /** The same, for a LOCATION alone (no GEO, no Apple location): keyed by the text itself. */
+  private readonly venuesByLocation = new Map<string | undefined, EventDraft['venue']>();
   private readonly organizerLists = new Map<string, EventDraft['organizers']>();
   private readonly termLists = new Map<string, TermDraft[]>();
   private readonly noTerms: TermDraft[] = [];
@@ -89,17 +92,19 @@ export class ContentCache {
   private readonly source: string;
   private readonly warn: (w: string) => void;
 
-  constructor(source: string, warn: (w: string) => void) {
+  /** `vevents`: how many the file has (their indexes run from 1 to it). */
+  constructor(source: string, warn: (w: string) => void, vevents: number) {
+    this.contents = new Array<Content | undefined>(vevents + 1).fill(undefined);
     this.source = source;
     this.warn = warn;
   }
 
   /** The content of `e`; `base` is the master an override inherits missing properties from. */
   of(e: RawEvent, base: RawEvent | undefined): Content {
-    let c = this.contents.get(e);
+    let c = this.contents[e.index];
     if (!c) {
       c = this.read(e, base);
-      this.contents.set(e, c);
+      this.contents[e.index] = c;
     }
     return c;
   }
@@ -148,6 +153,10 @@ export class ContentCache {
   }
 
   private venueOf(location: string | undefined, geo: RawEvent['geo'], apple: RawEvent['apple']): EventDraft['venue'] {
+    if (geo === undefined && apple === undefined) {
+      if (!this.venuesByLocation.has(location)) this.venuesByLocation.set(location, cleanVenue(venueFromLocation(location, geo, apple)));
+      return this.venuesByLocation.get(location);
+    }
     const k = JSON.stringify([location, geo, apple]);
     if (!this.venues.has(k)) this.venues.set(k, cleanVenue(venueFromLocation(location, geo, apple)));
     return this.venues.get(k);
