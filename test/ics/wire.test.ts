@@ -12,19 +12,15 @@ import { corpusBytes, corpusFiles, WIDE } from './helpers.ts';
 const opts = (name: string) => ({ sourceKey: 'w', sourceName: name, window: WIDE });
 
 describe('the parser thread wire format', () => {
-  it('round-trips every corpus file exactly, key order included', () => {
-    for (const name of corpusFiles()) {
-      const direct = normalizeIcs(corpusBytes(name), opts(name));
-      const back = fromWire(structuredClone(toWire(direct)));
-      expect(back, name).toStrictEqual(direct);
-      back.items.forEach((it, i) => {
-        const d = direct.items[i];
-        if (it.ok && d.ok) {
-          expect(Object.keys(it.draft), name).toEqual(Object.keys(d.draft));
-          expect(Object.keys(it.draft.origin), name).toEqual(Object.keys(d.draft.origin));
-        }
-      });
-    }
+  // JSON keeps key order; the replacer keeps keys whose value is undefined (a deep toStrictEqual of
+  // the 70k-draft corpus file took most of a minute on a loaded machine).
+  const exact = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (x === undefined ? '\u0000undefined' : x));
+
+  it.each(corpusFiles())('round-trips %s exactly, key order included', (name) => {
+    const direct = normalizeIcs(corpusBytes(name), opts(name));
+    const back = fromWire(structuredClone(toWire(direct)));
+    expect(back.items.length).toBe(direct.items.length);
+    expect(exact(back) === exact(direct)).toBe(true);
   });
 
   it('a draft with other keys than normalizeIcs gives travels as it is', () => {

@@ -66,7 +66,9 @@ export interface RawEvent {
 /** TEXT property value: QUOTED-PRINTABLE decoded when declared, then RFC 5545 unescaped. */
 export function textValue(p: Prop): string {
   let v = p.value;
-  if (/^quoted-printable$/i.test(p.params.ENCODING ?? '')) v = decodeQuotedPrintable(v, p.params.CHARSET ?? 'utf-8');
+  // Most properties have no ENCODING: no regex run on an empty string for each of them.
+  const enc = p.params.ENCODING;
+  if (enc !== undefined && /^quoted-printable$/i.test(enc)) v = decodeQuotedPrintable(v, p.params.CHARSET ?? 'utf-8');
   return unescapeText(v);
 }
 
