@@ -23,6 +23,16 @@ describe('the parser thread wire format', () => {
     expect(exact(back) === exact(direct)).toBe(true);
   });
 
+  it('the occurrences after the first of a VEVENT send only their own fields', () => {
+    const bytes = new TextEncoder().encode('BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:s\r\nSUMMARY:Weekly\r\nDESCRIPTION:Long text\r\nDTSTART:20240603T100000Z\r\nRRULE:FREQ=WEEKLY;COUNT=3\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n');
+    const direct = normalizeIcs(bytes, opts('s.ics'));
+    const wire = toWire(direct);
+    // One whole draft (tag + 20 values), then two of its own fields only (tag + 8 values each).
+    expect(wire.items).toHaveLength(21 + 2 * 9);
+    expect(wire.items.filter((x) => x === 'Weekly')).toHaveLength(1);
+    expect(fromWire(structuredClone(wire))).toStrictEqual(direct);
+  });
+
   it('a draft with other keys than normalizeIcs gives travels as it is', () => {
     const direct = normalizeIcs(corpusBytes(corpusFiles()[0]), opts('x'));
     const first = direct.items.find((i) => i.ok);
