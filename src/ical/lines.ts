@@ -79,27 +79,30 @@ function isQuotedPrintable(s: string): boolean {
 /**
  * One logical line being assembled. Continuations are collected and joined once at the end: appending to
  * a growing string and then testing it (`cur += p; cur.endsWith(...)`) flattens the rope on every fold,
- * which made a value folded over 80k lines take 49 s.
+ * which made a value folded over 80k lines take 49 s. Most lines are never folded: the list of parts is
+ * made only at the first continuation.
  */
 class Pending {
-  readonly parts: string[];
+  private readonly first: string;
+  private parts: string[] | undefined;
   readonly line: number;
   private qp: boolean | undefined;
 
   constructor(first: string, line: number) {
-    this.parts = [first];
+    this.first = first;
     this.line = line;
   }
 
   add(s: string): void {
-    this.parts.push(s);
+    if (this.parts === undefined) this.parts = [this.first, s];
+    else this.parts.push(s);
   }
 
   /** The property head (`NAME;PARAMS`) is decided once its `:` has been seen; until then it is re-checked. */
   private quotedPrintable(): boolean {
     if (this.qp !== undefined) return this.qp;
     let head = '';
-    for (const part of this.parts) {
+    for (const part of this.parts ?? [this.first]) {
       const colon = part.indexOf(':');
       if (colon >= 0) {
         this.qp = isQuotedPrintable(head + part.slice(0, colon));
@@ -113,18 +116,22 @@ class Pending {
 
   /** A QUOTED-PRINTABLE soft break (`=` at the very end): drops the `=` and says so. */
   takeSoftBreak(): boolean {
-    const last = this.parts[this.parts.length - 1];
+    const parts = this.parts;
+    const last = parts === undefined ? this.first : parts[parts.length - 1];
     if (!last.endsWith('=') || !this.quotedPrintable()) return false;
-    this.parts[this.parts.length - 1] = last.slice(0, -1);
+    // The line has a part list from here on (its first part is the one cut).
+    if (parts === undefined) this.parts = [last.slice(0, -1)];
+    else parts[parts.length - 1] = last.slice(0, -1);
     return true;
   }
 
   startsWithBeginOrEnd(): boolean {
-    return /^(BEGIN|END):/i.test(this.parts[0]);
+    return /^(BEGIN|END):/i.test(this.first);
   }
 
   text(): string {
-    return this.parts.length === 1 ? this.parts[0] : this.parts.join('');
+    const parts = this.parts;
+    return parts === undefined ? this.first : parts.length === 1 ? parts[0] : parts.join('');
   }
 }
 
@@ -169,8 +176,8 @@ function indexOr(t: string, c: string, from: number): number {
   return k < 0 ? Infinity : k;
 }
 
-/** Calls `onLine` for every logical (unfolded) line in file order; keeps none of them. */
-export function forEachLogicalLine(text: string, onLine: (l: LogicalLine) => void): UnfoldStats {
+/** Calls `onLine` for every logical (unfolded) line in file order; keeps none of them (nor an object per line). */
+export function forEachLogicalLine(text: string, onLine: (text: string, line: number) => void): UnfoldStats {
   const physical = new PhysicalLines(text);
   const stray: LogicalLine[] = [];
   let strayCount = 0;
@@ -179,7 +186,7 @@ export function forEachLogicalLine(text: string, onLine: (l: LogicalLine) => voi
   let pendingSoftBreak = false;
 
   const flush = (): void => {
-    if (cur !== undefined) onLine({ text: cur.text(), line: cur.line });
+    if (cur !== undefined) onLine(cur.text(), cur.line);
     cur = undefined;
   };
 
@@ -227,6 +234,6 @@ export function forEachLogicalLine(text: string, onLine: (l: LogicalLine) => voi
 
 export function unfoldLines(text: string): UnfoldResult {
   const lines: LogicalLine[] = [];
-  const stats = forEachLogicalLine(text, (l) => lines.push(l));
+  const stats = forEachLogicalLine(text, (t, line) => lines.push({ text: t, line }));
   return { lines, ...stats };
 }

@@ -62,25 +62,25 @@ export function parseIcsText(text: string, onVevent?: (c: Component) => void): P
     closed(c);
   };
 
-  const { brokenFolds, stray, strayCount } = forEachLogicalLine(text, (l) => {
-    const prop = parseContentLine(l.text, l.line, names);
+  const { brokenFolds, stray, strayCount } = forEachLogicalLine(text, (lineText, lineNo) => {
+    const prop = parseContentLine(lineText, lineNo, names);
     if (!prop) return;
     if (prop.name === 'BEGIN') {
       const name = prop.value.trim().toUpperCase();
       if (!name) return;
       if (name === 'VCALENDAR') {
-        while (stack.length) closeUnterminated(stack.pop()!, `a new VCALENDAR begins at line ${l.line}`);
+        while (stack.length) closeUnterminated(stack.pop()!, `a new VCALENDAR begins at line ${lineNo}`);
       } else if (CALENDAR_LEVEL.has(name)) {
         while (stack.length && stack[stack.length - 1].name !== 'VCALENDAR') {
-          closeUnterminated(stack.pop()!, `${name} begins at line ${l.line}`);
+          closeUnterminated(stack.pop()!, `${name} begins at line ${lineNo}`);
         }
       }
       if (stack.length >= MAX_DEPTH) {
-        if (!tooDeep) firstTooDeep = l.line;
+        if (!tooDeep) firstTooDeep = lineNo;
         tooDeep++;
         return;
       }
-      const comp: Component = { name, props: [], children: [], line: l.line };
+      const comp: Component = { name, props: [], children: [], line: lineNo };
       if (stack.length) stack[stack.length - 1].children.push(comp);
       else roots.push(comp);
       stack.push(comp);
@@ -91,15 +91,15 @@ export function parseIcsText(text: string, onVevent?: (c: Component) => void): P
       let k = stack.length - 1;
       while (k >= 0 && stack[k].name !== name) k--;
       if (k < 0) {
-        warnings.add(`line ${l.line}: END:${name} without a matching BEGIN, ignored`);
+        warnings.add(`line ${lineNo}: END:${name} without a matching BEGIN, ignored`);
         return;
       }
-      while (stack.length - 1 > k) closeUnterminated(stack.pop()!, `END:${name} at line ${l.line}`);
+      while (stack.length - 1 > k) closeUnterminated(stack.pop()!, `END:${name} at line ${lineNo}`);
       closed(stack.pop()!);
       return;
     }
     if (!stack.length) {
-      if (!outside) firstOutside = l.line;
+      if (!outside) firstOutside = lineNo;
       outside++;
       return;
     }

@@ -75,19 +75,46 @@ export function formatDay(days: number): string {
 
 /** `YYYY-MM-DD HH:MM:SS` of local seconds: the draft wall-time format. */
 export function formatWall(sec: number): string {
-  const days = Math.floor(sec / DAY);
-  const r = sec - days * DAY;
-  return `${formatDay(days)} ${p2(Math.floor(r / 3600))}:${p2(Math.floor((r % 3600) / 60))}:${p2(r % 60)}`;
+  return wallString(sec, SPACE, false);
 }
 
 /** `YYYY-MM-DDTHH:MM:SS` (no zone designator): used for floating occurrence keys. */
 export function formatLocalIso(sec: number): string {
-  return formatWall(sec).replace(' ', 'T');
+  return wallString(sec, T, false);
 }
 
 /** `YYYY-MM-DDTHH:MM:SSZ` of UTC seconds. */
 export function formatUtcIso(sec: number): string {
-  return `${formatLocalIso(sec)}Z`;
+  return wallString(sec, T, true);
+}
+
+const SPACE = 32;
+const T = 84;
+const Z = 90;
+const digit = (n: number): number => 48 + n;
+
+/**
+ * The three formats above, built as one flat string. A template literal of eight pieces is a tree of
+ * cons-strings in V8 (about 200 bytes for these 19 characters instead of 40), and a big feed's drafts
+ * keep two of them per occurrence (start and end). Years outside 0..9999 and fractional seconds take
+ * the general path, which formats them as before.
+ */
+function wallString(sec: number, sep: number, zulu: boolean): string {
+  const days = Math.floor(sec / DAY);
+  const r = sec - days * DAY;
+  const { y, m, d } = civilFromDays(days);
+  const hh = Math.floor(r / 3600);
+  const mi = Math.floor((r % 3600) / 60);
+  const ss = r % 60;
+  if (!(y >= 0 && y <= 9999) || !Number.isInteger(ss)) {
+    return `${formatDay(days)}${String.fromCharCode(sep)}${p2(hh)}:${p2(mi)}:${p2(ss)}${zulu ? 'Z' : ''}`;
+  }
+  const y0 = digit(Math.floor(y / 1000)), y1 = digit(Math.floor(y / 100) % 10), y2 = digit(Math.floor(y / 10) % 10), y3 = digit(y % 10);
+  const m0 = digit(Math.floor(m / 10)), m1 = digit(m % 10), d0 = digit(Math.floor(d / 10)), d1 = digit(d % 10);
+  const h0 = digit(Math.floor(hh / 10)), h1 = digit(hh % 10), i0 = digit(Math.floor(mi / 10)), i1 = digit(mi % 10), s0 = digit(Math.floor(ss / 10)), s1 = digit(ss % 10);
+  return zulu
+    ? String.fromCharCode(y0, y1, y2, y3, 45, m0, m1, 45, d0, d1, sep, h0, h1, 58, i0, i1, 58, s0, s1, Z)
+    : String.fromCharCode(y0, y1, y2, y3, 45, m0, m1, 45, d0, d1, sep, h0, h1, 58, i0, i1, 58, s0, s1);
 }
 
 // ---------------------------------------------------------------------------------------------

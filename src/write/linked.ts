@@ -80,12 +80,23 @@ export class LinkedResolver {
     return key;
   }
 
+  /**
+   * Drafts of one source share their venue and organizer objects (the ICS normalizer makes one per
+   * distinct value): the slug is kept per object too, so most events skip building the key string.
+   * A draft's fields are not changed once it is planned, so the object stands for its fields.
+   */
+  private readonly slugOfDraft = new WeakMap<VenueDraft | OrganizerDraft, string>();
+
   venueSlug(d: VenueDraft): string {
-    return d.slug ?? this.keyOf('venues', d.venue, d.identity);
+    let slug = this.slugOfDraft.get(d);
+    if (slug === undefined) this.slugOfDraft.set(d, (slug = d.slug ?? this.keyOf('venues', d.venue, d.identity)));
+    return slug;
   }
 
   organizerSlug(d: OrganizerDraft): string {
-    return d.slug ?? this.keyOf('organizers', d.organizer, d.identity);
+    let slug = this.slugOfDraft.get(d);
+    if (slug === undefined) this.slugOfDraft.set(d, (slug = d.slug ?? this.keyOf('organizers', d.organizer, d.identity)));
+    return slug;
   }
 
   /** The venue's site id (written now if needed). `origin` is given when the venue is an item of its own (a row of a venues CSV). */

@@ -26,6 +26,8 @@ export interface Content {
   venue?: EventDraft['venue'];
   organizers: EventDraft['organizers'];
   categories: TermDraft[];
+  /** The file's one empty term list, for the kind of terms the drafts do not carry. */
+  noTerms: TermDraft[];
   cancelled: boolean;
   sourceModified?: string;
 }
@@ -57,41 +59,52 @@ function absoluteUrl(u: string | undefined, base: string): string | undefined {
   }
 }
 
-function terms(names: string[]): TermDraft[] {
+function termNames(names: string[]): string[] {
   const seen = new Set<string>();
-  const out: TermDraft[] = [];
+  const out: string[] = [];
   for (const n of names) {
     const name = n.normalize('NFC').replace(/\s+/g, ' ').trim();
     const k = name.toLowerCase();
     if (!name || seen.has(k)) continue;
     seen.add(k);
-    out.push({ name });
+    out.push(name);
   }
-  // Exact size: a pushed-to array keeps room for 17, and this one lives as long as the drafts.
-  return out.length ? out.slice() : out;
+  return out;
 }
 
 /** Content per VEVENT, computed on first use; a missing SUMMARY is warned about then. */
 export class ContentCache {
-  private readonly contents = new Map<RawEvent, Content>();
-  // Feeds repeat a handful of places thousands of times: one venue object per distinct place.
+  /** By the VEVENT's position in the file (RawEvent.index): a map keyed by 60k objects cost more than the reads it saved. */
+  private readonly contents: (Content | undefined)[];
+  // Feeds repeat a handful of places, people and category lists thousands of times: one venue, one
+  // organizer list and one term list per distinct value, shared by every draft that carries it (drafts
+  // are read, never changed, after normalization; the occurrences of one VEVENT always shared them).
+  // A big feed's drafts held 20 MB of identical copies, and the parser thread cloned each one back.
   private readonly venues = new Map<string, EventDraft['venue']>();
+  /** The same, for a LOCATION alone (no GEO, no Apple location): keyed by the text itself. */
+  private readonly venuesByLocation = new Map<string | undefined, EventDraft['venue']>();
+  private readonly organizerLists = new Map<string, EventDraft['organizers']>();
+  private readonly termLists = new Map<string, TermDraft[]>();
+  private readonly noTerms: TermDraft[] = [];
+  private readonly noOrganizers: EventDraft['organizers'] = [];
 
   /** File name or URL: the base of relative URLs. */
   private readonly source: string;
   private readonly warn: (w: string) => void;
 
-  constructor(source: string, warn: (w: string) => void) {
+  /** `vevents`: how many the file has (their indexes run from 1 to it). */
+  constructor(source: string, warn: (w: string) => void, vevents: number) {
+    this.contents = new Array<Content | undefined>(vevents + 1).fill(undefined);
     this.source = source;
     this.warn = warn;
   }
 
   /** The content of `e`; `base` is the master an override inherits missing properties from. */
   of(e: RawEvent, base: RawEvent | undefined): Content {
-    let c = this.contents.get(e);
+    let c = this.contents[e.index];
     if (!c) {
       c = this.read(e, base);
-      this.contents.set(e, c);
+      this.contents[e.index] = c;
     }
     return c;
   }
@@ -113,14 +126,37 @@ export class ContentCache {
       image: pick('image'),
       website,
       venue: this.venueOf(location, pick('geo'), pick('apple')),
-      organizers: pick('organizer') ? [cleanOrganizer(pick('organizer'))].filter((o) => o !== undefined) : [],
-      categories: terms((e.categories.length ? e.categories : (base?.categories ?? [])).map(plainText)),
+      organizers: this.organizersOf(pick('organizer')),
+      categories: this.termsOf((e.categories.length ? e.categories : (base?.categories ?? [])).map(plainText)),
+      noTerms: this.noTerms,
       cancelled: e.status === 'CANCELLED' || (e.status === undefined && base?.status === 'CANCELLED'),
       sourceModified: lm !== undefined ? formatUtcIso(lm) : undefined,
     };
   }
 
+  private organizersOf(o: RawEvent['organizer']): EventDraft['organizers'] {
+    const cleaned = o ? cleanOrganizer(o) : undefined;
+    if (!cleaned) return this.noOrganizers;
+    const k = JSON.stringify(cleaned);
+    let list = this.organizerLists.get(k);
+    if (!list) this.organizerLists.set(k, (list = [cleaned]));
+    return list;
+  }
+
+  private termsOf(names: string[]): TermDraft[] {
+    const kept = termNames(names);
+    if (!kept.length) return this.noTerms;
+    const k = kept.join('\u0000');
+    let list = this.termLists.get(k);
+    if (!list) this.termLists.set(k, (list = kept.map((name) => ({ name }))));
+    return list;
+  }
+
   private venueOf(location: string | undefined, geo: RawEvent['geo'], apple: RawEvent['apple']): EventDraft['venue'] {
+    if (geo === undefined && apple === undefined) {
+      if (!this.venuesByLocation.has(location)) this.venuesByLocation.set(location, cleanVenue(venueFromLocation(location, geo, apple)));
+      return this.venuesByLocation.get(location);
+    }
     const k = JSON.stringify([location, geo, apple]);
     if (!this.venues.has(k)) this.venues.set(k, cleanVenue(venueFromLocation(location, geo, apple)));
     return this.venues.get(k);
@@ -165,8 +201,8 @@ export function occurrenceDraft(c: Content, p: DraftPlace): EventDraft {
     end_date: w.end_date,
     image: c.image,
     website: c.website,
-    categories: p.asTags ? [] : c.categories,
-    tags: p.asTags ? c.categories : [],
+    categories: p.asTags ? c.noTerms : c.categories,
+    tags: p.asTags ? c.categories : c.noTerms,
     venue: c.venue,
     organizers: c.organizers,
     cancelled: c.cancelled,

@@ -203,9 +203,21 @@ function untilLocalOf(r: RRule, f: Frame, ctx: TimeContext): number | undefined 
   return utcToWall(f.kind === 'zoned' ? f.zone : ctx.calendarZone, instantOf(u, ctx));
 }
 
+/**
+ * A VEVENT without recurrence, exclusions or overrides (most of a big feed): its one instance, kept
+ * when in the window, exactly as the general expansion below decides it, without its sets, maps
+ * and window bounds in the frame's zone.
+ */
+function single(inp: SeriesInput): SeriesResult {
+  const o = place(frameLocal(inp.event.dtstart!, inp.frame, inp.ctx), inp.span, inp.frame);
+  const kept = inWindow(o, inp.window.from - inp.reach, inp.window.to + inp.reach) ? [o] : [];
+  return { occs: kept.slice(0, inp.cap), truncated: kept.length > inp.cap, exhausted: !!inp.budget.exhausted, produced: 1 };
+}
+
 /** Expand one series (master or orphan with its own rules) over the window. */
 export function expandSeries(inp: SeriesInput): SeriesResult {
   const { event: e, frame: f, span, ctx, budget } = inp;
+  if (!e.rrules.length && !e.rdates.length && !e.exdates.length && !e.exrules.length && !inp.replaced.length) return single(inp);
   const start = frameLocal(e.dtstart!, f, ctx);
   const winZone = f.kind === 'zoned' ? f.zone : ctx.calendarZone;
   const reach = 2 * DAY + inp.reach + span.days * DAY + span.seconds;

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { IcsError, icsErrorFrom } from './errors.ts';
 import type { IcsNormalizeOptions, IcsNormalizeResult } from './normalize.ts';
 import type { ParseReply, ParseRequest } from './parse-worker.ts';
+import { fromWire } from './wire.ts';
 
 /**
  * Feed parsing in a worker thread with its own heap limit and a time limit, so that a feed that needs
@@ -126,7 +127,7 @@ export function normalizeIcsIsolated(bytes: Uint8Array, opts: IcsNormalizeOption
     signal?.addEventListener('abort', onAbort, { once: true });
     const onMessage = (reply: ParseReply): void =>
       finish(() => {
-        if (reply.ok) resolve(reply.result);
+        if (reply.ok) resolve(fromWire(reply.result));
         else reject(reply.ics ? icsErrorFrom(reply.ics) : new IcsError('ics-parser-crashed', source, `${source}: the ICS parser failed: ${reply.message}`));
       }, reply.ok || reply.ics !== undefined);
     const onError = (err: Error & { code?: string }): void =>

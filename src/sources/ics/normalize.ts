@@ -190,7 +190,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
     budget: { remaining: opts.maxRecurrenceWork ?? 50_000_000 },
     ctx,
     acct,
-    contents: new ContentCache(opts.sourceName, warn),
+    contents: new ContentCache(opts.sourceName, warn, raws.length),
     status: opts.status,
     asTags: opts.categoriesAs === 'tags',
   };

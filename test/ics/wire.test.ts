@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeIcs } from '../../src/sources/ics/index.ts';
+import { normalizeIcsIsolated } from '../../src/sources/ics/isolate.ts';
+import { fromWire, toWire } from '../../src/sources/ics/wire.ts';
+import { corpusBytes, corpusFiles, WIDE } from './helpers.ts';
+
+/**
+ * The parser thread sends drafts back as flat value arrays (src/sources/ics/wire.ts); what arrives
+ * must be exactly what normalizeIcs made: same keys in the same order (undefined ones too), same
+ * values, failures and summary, and the parts drafts share still shared.
+ */
+const opts = (name: string) => ({ sourceKey: 'w', sourceName: name, window: WIDE });
+
+describe('the parser thread wire format', () => {
+  // JSON keeps key order; the replacer keeps keys whose value is undefined (a deep toStrictEqual of
+  // the 70k-draft corpus file took most of a minute on a loaded machine).
+  const exact = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (x === undefined ? '\u0000undefined' : x));
+
+  it.each(corpusFiles())('round-trips %s exactly, key order included', (name) => {
+    const direct = normalizeIcs(corpusBytes(name), opts(name));
+    const back = fromWire(structuredClone(toWire(direct)));
+    expect(back.items.length).toBe(direct.items.length);
+    expect(exact(back) === exact(direct)).toBe(true);
+  });
+
+  it('the occurrences after the first of a VEVENT send only their own fields', () => {
+    const bytes = new TextEncoder().encode('BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:s\r\nSUMMARY:Weekly\r\nDESCRIPTION:Long text\r\nDTSTART:20240603T100000Z\r\nRRULE:FREQ=WEEKLY;COUNT=3\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n');
+    const direct = normalizeIcs(bytes, opts('s.ics'));
+    const wire = toWire(direct);
+    // One whole draft (tag + 20 values), then two of its own fields only (tag + 8 values each).
+    expect(wire.items).toHaveLength(21 + 2 * 9);
+    expect(wire.items.filter((x) => x === 'Weekly')).toHaveLength(1);
+    expect(fromWire(structuredClone(wire))).toStrictEqual(direct);
+  });
+
+  it('a draft with other keys than normalizeIcs gives travels as it is', () => {
+    const direct = normalizeIcs(corpusBytes(corpusFiles()[0]), opts('x'));
+    const first = direct.items.find((i) => i.ok);
+    if (!first?.ok) throw new Error('the first corpus file has no draft');
+    Object.assign(first.draft, { slug: 'explicit' });
+    const back = fromWire(structuredClone(toWire(direct)));
+    expect(back).toStrictEqual(direct);
+  });
+
+  it('through the thread: shared venue and term lists arrive shared, and the drafts equal in-process parsing', async () => {
+    const ics = ['BEGIN:VCALENDAR'];
+    for (const uid of ['a', 'b']) ics.push('BEGIN:VEVENT', `UID:${uid}`, 'SUMMARY:Talk', 'DTSTART:20240601T180000Z', 'LOCATION:Hall 1, Main St 2', 'CATEGORIES:Science', 'END:VEVENT');
+    ics.push('END:VCALENDAR');
+    const bytes = new TextEncoder().encode(ics.join('\r\n'));
+    const r = await normalizeIcsIsolated(bytes, opts('t.ics'));
+    expect(r).toStrictEqual(normalizeIcs(bytes, opts('t.ics')));
+    const [a, b] = r.items.map((i) => (i.ok ? i.draft : undefined));
+    expect(a?.venue).toBeDefined();
+    expect(b?.venue).toBe(a?.venue);
+    expect(b?.categories).toBe(a?.categories);
+  });
+});
