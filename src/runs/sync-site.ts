@@ -14,6 +14,7 @@ import type { RetirePolicy } from '../write/retire.ts';
 import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
 import { checkSite } from './site-check.ts';
 import { BoundedTasks } from '../util/pool.ts';
+import { windowCovers, type RunWindow } from '../model/run-window.ts';
 
 export interface SyncParams {
   from: ResolvedSite;
@@ -210,10 +211,10 @@ export class SiteSync {
     for await (const [slug, e] of this.ledger.entries('events')) {
       if (this.writer.seen.has(slug) || this.writer.cancelled.has(slug) || !e.src) continue;
       // Only those that were in this window when written: one request each, so keep them few.
-      if (e.start && (e.start < p.window.from.toISOString() || e.start > p.window.to.toISOString())) continue;
+      if (!windowCovers(this.window, e)) continue;
       try {
         const r = await source.events.get(Number(e.src), { lang: p.lang });
-        const inWindow = r.start_date >= fmt(p.window.from).slice(0, 10) && r.end_date <= fmt(p.window.to);
+        const inWindow = windowCovers(this.window, { localStart: r.start_date, localEnd: r.end_date });
         if (r.status === 'publish' && r.hide_from_listings && inWindow) out.push(r);
       } catch (err) {
         // Gone at the source (404/403/410): retirement handles it.
@@ -221,6 +222,11 @@ export class SiteSync {
       }
     }
     return out;
+  }
+
+  /** The window as the source's listing applies it (`plan` reads the source with start_date/end_date). */
+  private get window(): RunWindow {
+    return { ...this.p.window, rule: 'listing' };
   }
 
   async write(page: SyncPage): Promise<void> {
@@ -232,7 +238,7 @@ export class SiteSync {
   async retire(plan?: Pick<SyncPlan, 'seen' | 'cancelled'>): Promise<void> {
     for (const s of plan?.seen ?? []) this.writer.seen.add(s);
     for (const s of plan?.cancelled ?? []) this.writer.cancelled.add(s);
-    await this.writer.retire({ policy: this.p.retire, window: this.p.window, maxShare: this.p.maxRetireShare, force: this.p.forceRetire });
+    await this.writer.retire({ policy: this.p.retire, window: this.window, maxShare: this.p.maxRetireShare, force: this.p.forceRetire });
     throwIfSiteDown(this.target);
   }
 

@@ -398,7 +398,7 @@ export class SiteWriter {
       }
       const reason = p.notes.length ? p.notes.join('; ') : undefined;
       this.index.noteEvent(p.slug);
-      const stored = { fp: p.fp, id: record.id, modified: record.modified_utc, start: utcIso(record.utc_start_date), src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() };
+      const stored = { fp: p.fp, id: record.id, modified: record.modified_utc, start: utcIso(record.utc_start_date), end: utcIso(record.utc_end_date), localStart: record.start_date, localEnd: record.end_date, src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() };
       // Stored (and reported) without holding this request slot: the ledger groups its writes
       // over a few milliseconds, during which the slot can carry the next event to the site.
       recording.push(ledger.set('events', p.slug, stored).then(
