@@ -7,14 +7,17 @@
  *
  * - `overlap` (ICS import): occurrences overlapping [from, to) in time, as the expansion keeps
  *   them (src/sources/ics/expand.ts `inWindow`).
- * - `listing` (site-to-site sync): what `/events?start_date=<from>&end_date=<to>` returns. The
- *   site compares its whole-day bounds with each event's own wall-clock dates (in the event's
- *   time zone), not with instants: `start_date` becomes 00:00:00 of its day and the event must
- *   start on or after it, `end_date` becomes 23:59:59 of its day and the event must end by then.
- *   An all-day event on the first day in Tokyo starts at 15:00 UTC the day before, yet is listed;
- *   an event at 20:00 the day before in New York starts inside the window in UTC, yet is not.
+ * - `local-days` / `utc-days` (site-to-site sync): what the source's
+ *   `/events?start_date=<from>&end_date=<to>` returns. The site makes whole days of the bounds
+ *   (00:00:00 of `from`'s day, 23:59:59 of `to`'s day) and lists events starting on or after the
+ *   first and ending by the last. The Events Calendar compares them with each event's own
+ *   wall-clock dates (in the event's zone), except on a site whose zone is UTC, where it compares
+ *   the events' UTC dates (`listingRule`). So in Tokyo an all-day event on the first day (15:00 UTC
+ *   the day before) is listed, and in New York an event at 20:00 the day before (01:00 UTC on the
+ *   first day) is not.
  */
-export type WindowRule = 'overlap' | 'listing';
+export type WindowRule = 'overlap' | 'local-days' | 'utc-days';
+export type ListingRule = Extract<WindowRule, 'local-days' | 'utc-days'>;
 
 export interface RunWindow {
   from: Date;
@@ -32,6 +35,16 @@ export interface EventTimes {
   localEnd?: string;
 }
 
+/** `YYYY-MM-DD HH:MM:SS` (UTC, as the site returns it) → ISO instant. */
+function utcIso(siteUtc: string | undefined): string | undefined {
+  return siteUtc ? `${siteUtc.replace(' ', 'T')}Z` : undefined;
+}
+
+/** The times of an event record as the site returned it. */
+export function recordTimes(r: { start_date: string; end_date: string; utc_start_date?: string; utc_end_date?: string }): EventTimes {
+  return { start: utcIso(r.utc_start_date), end: utcIso(r.utc_end_date), localStart: r.start_date, localEnd: r.end_date };
+}
+
 /** The calendar day of a window bound as the run sends it to the site (`YYYY-MM-DD`, see sync-site.ts `listBound`). */
 function dayOf(d: Date): string {
   return d.toISOString().slice(0, 10);
@@ -43,21 +56,29 @@ export function listingBounds(w: Pick<RunWindow, 'from' | 'to'>): { first: strin
 }
 
 /**
- * Whether the window covers an event with these times. Without the times it needs (ledger entries
- * written before they were kept) the entry's UTC start inside [from, to] decides, as it used to;
- * without any start the entry counts as covered.
+ * How a site's listing compares its whole-day bounds, from the zone its REST index publishes:
+ * a zone named UTC (or no zone string and offset 0, which it reads as UTC) compares UTC dates.
+ * Sites set to TEC's "one time zone for the site" mode compare UTC dates too; the REST index does
+ * not say so, so those are taken as the default per-event mode.
+ */
+export function listingRule(site: { timezoneString?: string; gmtOffset?: number }): ListingRule {
+  const zone = site.timezoneString ?? '';
+  return zone === 'UTC' || (zone === '' && !site.gmtOffset) ? 'utc-days' : 'local-days';
+}
+
+/**
+ * Whether the window covers an event with these times. Ledger entries written before the end
+ * and local dates were kept count by their UTC start inside [from, to], as they used to;
+ * an entry without any start counts as covered.
  */
 export function windowCovers(w: RunWindow, t: EventTimes): boolean {
-  if (w.rule === 'listing' && t.localStart !== undefined) {
-    const { first, last } = listingBounds(w);
-    return t.localStart >= first && (t.localEnd ?? t.localStart) <= last;
-  }
+  const { first, last } = listingBounds(w);
+  if (w.rule === 'local-days' && t.localStart !== undefined) return t.localStart >= first && (t.localEnd ?? t.localStart) <= last;
   if (t.start === undefined) return true;
   const start = Date.parse(t.start);
-  const from = w.from.getTime();
-  const to = w.to.getTime();
-  if (w.rule === 'listing' || t.end === undefined) return start >= from && start <= to;
+  if (t.end === undefined || w.rule === 'local-days') return start >= w.from.getTime() && start <= w.to.getTime();
   const end = Date.parse(t.end);
+  if (w.rule === 'utc-days') return start >= Date.parse(`${first.replace(' ', 'T')}Z`) && end <= Date.parse(`${last.replace(' ', 'T')}Z`);
   // A zero-length event counts when it starts inside.
-  return start < to && (end > from || (end === start && start >= from));
+  return start < w.to.getTime() && (end > w.from.getTime() || (end === start && start >= w.from.getTime()));
 }

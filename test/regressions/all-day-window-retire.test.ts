@@ -13,8 +13,9 @@ import { testSite } from '../support/site.ts';
 
 /**
  * The retire step only looks at ledger entries "inside the window". It compared the entry's UTC
- * start with the window's first day at 00:00 UTC, while the run had selected events by their own
- * local day (sync: the source's `start_date` filter) or by overlap (ICS import). East of UTC an
+ * start with the window's first day at 00:00 UTC, while the run had selected events otherwise:
+ * a sync by the source's `start_date`/`end_date` filters (each event's own local days, or UTC days
+ * on a UTC site), an ICS import by overlap with the window. East of UTC an
  * all-day event on the first day starts the evening before in UTC, so it was never retired;
  * west of UTC an evening event of the day before starts inside the window in UTC, so a sync
  * retired it although the source still had it.
@@ -36,10 +37,10 @@ describe("regression: an all-day event on the window's first day east of UTC was
       for (const s of sites) await s.close();
     });
 
-    /** A source in `zone` with `events` (title, start, end, all day), synced once over WIDE into a fresh target. */
-    const setup = async (zone: string, events: [string, string, string, boolean][]) => {
-      const source = await testSite({ siteTimezone: zone });
-      const target = await testSite({ siteTimezone: zone });
+    /** A source (site zone `siteZone`) with events in `zone` and `events` (title, start, end, all day), synced once over WIDE into a fresh target. */
+    const setup = async (zone: string, events: [string, string, string, boolean][], siteZone = zone) => {
+      const source = await testSite({ siteTimezone: siteZone });
+      const target = await testSite({ siteTimezone: siteZone });
       sites.push(source, target);
       const ids = new Map<string, number>();
       for (const [title, start, end, allDay] of events) {
@@ -98,6 +99,20 @@ describe("regression: an all-day event on the window's first day east of UTC was
       const r = await s.sync(NARROW);
       expect(r.retire).toMatchObject({ candidates: 0, retired: 0 });
       expect(s.live()).toEqual(['Evening before', 'Stays A', 'Stays B']);
+    });
+
+    it('a UTC site, which lists by UTC dates: a Tokyo all-day event on the first day, still in the source, is not retired', async () => {
+      // Its UTC start is the day before the window, so the UTC site does not list it for the narrower window.
+      const s = await setup('Asia/Tokyo', [
+        ['First day', '2027-03-10 00:00:00', '2027-03-10 23:59:59', true],
+        ['Gone', '2027-03-15 10:00:00', '2027-03-15 11:00:00', false],
+        ['Stays A', '2027-03-16 10:00:00', '2027-03-16 11:00:00', false],
+        ['Stays B', '2027-03-17 10:00:00', '2027-03-17 11:00:00', false],
+      ], 'UTC');
+      await s.source.client.events.delete(s.ids.get('Gone')!);
+      const r = await s.sync(NARROW);
+      expect(r.retire).toMatchObject({ candidates: 1, retired: 1, refused: false });
+      expect(s.live()).toEqual(['First day', 'Stays A', 'Stays B']);
     });
   });
 
