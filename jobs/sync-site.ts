@@ -54,7 +54,7 @@ async function planLanguage(p: SyncParams, job: Job, deps: JobDeps, run: { runId
   try {
     const plan = await sync.plan((page) => store.savePage(p.lang, page));
     await sync.close();
-    await store.savePlan(p.lang, { seen: plan.seen, cancelled: plan.cancelled, report: report.finish() });
+    await store.savePlan(p.lang, { seen: plan.seen, cancelled: plan.cancelled, listing: plan.listing, report: report.finish() });
     return plan.pages;
   } catch (err) {
     await sync.close().catch(() => undefined);

@@ -25,8 +25,9 @@ const PlannedWrite = z.looseObject({
 export const StoredSyncPage = z.strictObject({ index: z.number().int().min(0), items: z.array(z.union([PlannedUntouched, PlannedWrite])) });
 
 /** What sync-language needs from the planner: what the source still has, and the planning's own report. */
-export const StoredSyncPlan = z.strictObject({ seen: z.array(z.string()), cancelled: z.array(z.string()), report: ReportJson });
-export type StoredSyncPlan = Pick<SyncPlan, 'seen' | 'cancelled'> & { report: ReportJson };
+// `listing` is optional: a plan stored by a worker from before it was kept still retires (by UTC days).
+export const StoredSyncPlan = z.strictObject({ seen: z.array(z.string()), cancelled: z.array(z.string()), listing: z.enum(['local-days', 'utc-days']).optional(), report: ReportJson });
+export type StoredSyncPlan = Pick<SyncPlan, 'seen' | 'cancelled'> & Partial<Pick<SyncPlan, 'listing'>> & { report: ReportJson };
 
 export class SyncRunStore {
   private readonly redis: Redis;

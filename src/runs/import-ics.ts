@@ -183,7 +183,8 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
       previous = { written, done: i };
     }
     if (previous) await finished(previous, client, ctx, items.length);
-    await writer.retire({ policy: p.retire, window: p.window, maxShare: p.maxRetireShare, force: p.forceRetire });
+    // The parser kept the occurrences overlapping the window: those are the ones that can have vanished.
+    await writer.retire({ policy: p.retire, window: { ...p.window, rule: 'overlap' }, maxShare: p.maxRetireShare, force: p.forceRetire });
     throwIfSiteDown(client);
     if (!p.dryRun) await last.state.set(last.key, { ...done, processedAt: new Date().toISOString(), clean: report.exitCode() === 0 } satisfies FetchState);
   } finally {

@@ -14,6 +14,7 @@ import type { RetirePolicy } from '../write/retire.ts';
 import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
 import { checkSite } from './site-check.ts';
 import { BoundedTasks } from '../util/pool.ts';
+import { listingRule, recordTimes, windowCovers, type ListingRule, type RunWindow } from '../model/run-window.ts';
 
 export interface SyncParams {
   from: ResolvedSite;
@@ -46,6 +47,8 @@ export interface SyncPlan {
   pages: number;
   seen: string[];
   cancelled: string[];
+  /** How the source's listing read the window (src/model/run-window.ts): retirement covers the same events. */
+  listing: ListingRule;
 }
 
 const fmt = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
@@ -92,6 +95,8 @@ export class SiteSync {
   private source?: CalendarClient;
   private rawSource?: CalendarClient;
   private rawText?: RawTextReader;
+  /** Known once `plan` has read the source's REST index; a retire in another job gets it with the plan. */
+  private listing?: ListingRule;
 
   constructor(p: SyncParams, ctx: RunContext, report: RunReport) {
     this.p = p;
@@ -108,7 +113,7 @@ export class SiteSync {
   async plan(onPage: (page: SyncPage) => Promise<void>): Promise<SyncPlan> {
     const { p, ctx } = this;
     // Both sites answer, carry the calendar namespace and (the target) accept our credentials.
-    await checkSite(p.from, { write: false }, ctx, this.report);
+    this.listing = listingRule(await checkSite(p.from, { write: false }, ctx, this.report));
     await checkSite(p.to, { write: !p.dryRun }, ctx, this.report);
     const source = (this.source ??= new CalendarClient({ ...p.from.connection, language: p.lang, ...clientHooks(ctx, p.from.key) }));
     // The same site through WordPress core's routes, for the text as typed (see raw-text.ts).
@@ -165,7 +170,7 @@ export class SiteSync {
     if (rawText.unavailable) {
       this.report.warn(`titles and texts were copied as the source renders them (typographic quotes and dashes), not as typed: ${rawText.unavailable}; the source's user needs to be able to edit events for the raw text`);
     }
-    return { pages, seen: [...this.writer.seen], cancelled: [...this.writer.cancelled] };
+    return { pages, seen: [...this.writer.seen], cancelled: [...this.writer.cancelled], listing: this.listing };
   }
 
   /**
@@ -210,10 +215,10 @@ export class SiteSync {
     for await (const [slug, e] of this.ledger.entries('events')) {
       if (this.writer.seen.has(slug) || this.writer.cancelled.has(slug) || !e.src) continue;
       // Only those that were in this window when written: one request each, so keep them few.
-      if (e.start && (e.start < p.window.from.toISOString() || e.start > p.window.to.toISOString())) continue;
+      if (!windowCovers(this.window(), e)) continue;
       try {
         const r = await source.events.get(Number(e.src), { lang: p.lang });
-        const inWindow = r.start_date >= fmt(p.window.from).slice(0, 10) && r.end_date <= fmt(p.window.to);
+        const inWindow = windowCovers(this.window(), recordTimes(r));
         if (r.status === 'publish' && r.hide_from_listings && inWindow) out.push(r);
       } catch (err) {
         // Gone at the source (404/403/410): retirement handles it.
@@ -223,16 +228,24 @@ export class SiteSync {
     return out;
   }
 
+  /**
+   * The window as the source's listing applies it (`plan` reads the source with start_date/end_date).
+   * Not known (a plan stored before it was kept): UTC days, the rule retirement used before.
+   */
+  private window(listing = this.listing): RunWindow {
+    return { ...this.p.window, rule: listing ?? 'utc-days' };
+  }
+
   async write(page: SyncPage): Promise<void> {
     await this.writer.writePlanned(page.items);
     throwIfSiteDown(this.target);
   }
 
   /** Retires what vanished from (or was trashed at) the source; `plan` is given when another job planned. */
-  async retire(plan?: Pick<SyncPlan, 'seen' | 'cancelled'>): Promise<void> {
+  async retire(plan?: Pick<SyncPlan, 'seen' | 'cancelled'> & Partial<Pick<SyncPlan, 'listing'>>): Promise<void> {
     for (const s of plan?.seen ?? []) this.writer.seen.add(s);
     for (const s of plan?.cancelled ?? []) this.writer.cancelled.add(s);
-    await this.writer.retire({ policy: this.p.retire, window: this.p.window, maxShare: this.p.maxRetireShare, force: this.p.forceRetire });
+    await this.writer.retire({ policy: this.p.retire, window: this.window(plan?.listing ?? this.listing), maxShare: this.p.maxRetireShare, force: this.p.forceRetire });
     throwIfSiteDown(this.target);
   }
 

@@ -1,5 +1,5 @@
 import { nowWall, type Ctx, type Reply } from './context.ts';
-import { addYears, endOfDay, formatWall, instantToWall, isTimeValue, parseDateInput, startOfDay } from './dates.ts';
+import { addYears, endOfDay, formatWall, instantToWall, isTimeValue, parseDateInput, startOfDay, wallOf } from './dates.ts';
 import { ApiError, invalidParams } from './errors.ts';
 import { findLinked } from './linked.ts';
 import { organizerSpec } from './organizers.ts';
@@ -12,7 +12,9 @@ import { filterTermIds } from './terms.ts';
 import { venueSpec } from './venues.ts';
 
 /**
- * GET /events. Dates compare as local wall-clock strings. `start_date` = starts on/after,
+ * GET /events. Dates compare as wall-clock strings: each event's own local dates, except on a
+ * site whose zone is UTC itself, where its UTC dates count (TEC's event repository picks
+ * `_EventStartDateUTC`/`_EventEndDateUTC` when the zone it normalizes to is named UTC). `start_date` = starts on/after,
  * `end_date` = ends on/before, `starts_*`/`ends_*` are strict inequalities; without
  * `strict_dates` the start_date snaps to 00:00:00 of its day and every other bound to 23:59:59.
  * The default window (yesterday 00:00:00 → now + 2 years, end of day) applies unless a
@@ -100,6 +102,14 @@ function bounds(ctx: Ctx): { b: Bounds; echo: [string, string][] } {
   return { b, echo };
 }
 
+/** No zone is further than this from UTC (UTC+14, UTC-12), with room to spare. */
+const ZONE_SLACK_MS = 15 * 3_600_000;
+
+/** Whether the listing compares UTC dates: the site's zone is UTC (see the note on listEvents' filters above). */
+function usesUtcDates(ctx: Ctx): boolean {
+  return ctx.site.siteTimezone === 'UTC';
+}
+
 /** First index whose start is >= (or > when `strictly`) the given value. */
 function lowerBound(list: readonly EventRecord[], value: string, strictly: boolean): number {
   let lo = 0;
@@ -135,14 +145,17 @@ function matching(ctx: Ctx, b: Bounds, statuses: Set<string>): EventRecord[] {
   const hit = cache.get(key);
   if (hit && hit.version === ctx.store.version) return hit.list;
 
+  const utc = usesUtcDates(ctx);
   const keep = (ev: EventRecord): boolean => {
     if (ev.hideFromListings || ev.refused || !statuses.has(ev.status)) return false;
-    if (b.startFrom !== undefined && ev.start < b.startFrom) return false;
-    if (b.startAfter !== undefined && ev.start <= b.startAfter) return false;
-    if (b.startBefore !== undefined && ev.start >= b.startBefore) return false;
-    if (b.endTo !== undefined && ev.end > b.endTo) return false;
-    if (b.endAfter !== undefined && ev.end <= b.endAfter) return false;
-    if (b.endBefore !== undefined && ev.end >= b.endBefore) return false;
+    const start = utc ? ev.utcStart : ev.start;
+    const end = utc ? ev.utcEnd : ev.end;
+    if (b.startFrom !== undefined && start < b.startFrom) return false;
+    if (b.startAfter !== undefined && start <= b.startAfter) return false;
+    if (b.startBefore !== undefined && start >= b.startBefore) return false;
+    if (b.endTo !== undefined && end > b.endTo) return false;
+    if (b.endAfter !== undefined && end <= b.endAfter) return false;
+    if (b.endBefore !== undefined && end >= b.endBefore) return false;
     if (featured !== undefined && ev.featured !== featured) return false;
     if (cats && !ev.categories.some((id) => cats.has(id))) return false;
     if (tags && !ev.tags.some((id) => tags.has(id))) return false;
@@ -165,11 +178,13 @@ function matching(ctx: Ctx, b: Bounds, statuses: Set<string>): EventRecord[] {
     }
     list.sort((a, c) => (a.date < c.date ? -1 : a.date > c.date ? 1 : a.id - c.id));
   } else {
+    // Sorted by local start: with UTC bounds, the range is widened by the largest zone offset (keep() decides).
     const sorted = ctx.store.sortedEvents(ctx.lang);
+    const slack = (v: string, sign: number) => (utc ? formatWall(wallOf(v) + sign * ZONE_SLACK_MS) : v);
     let from = 0;
-    if (b.startFrom !== undefined) from = lowerBound(sorted, b.startFrom, false);
-    if (b.startAfter !== undefined) from = Math.max(from, lowerBound(sorted, b.startAfter, true));
-    const to = b.startBefore !== undefined ? lowerBound(sorted, b.startBefore, false) : sorted.length;
+    if (b.startFrom !== undefined) from = lowerBound(sorted, slack(b.startFrom, -1), false);
+    if (b.startAfter !== undefined) from = Math.max(from, lowerBound(sorted, slack(b.startAfter, -1), !utc));
+    const to = b.startBefore !== undefined ? lowerBound(sorted, slack(b.startBefore, 1), false) : sorted.length;
     for (let i = from; i < to; i++) if (keep(sorted[i])) list.push(sorted[i]);
   }
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);

@@ -4,13 +4,20 @@ import { z } from 'zod';
 /**
  * What calsync last wrote for one slug: the fingerprint of the full write body, the site id, the
  * site's `modified_utc` after our write (to spot edits made on the site) and the occurrence start
- * (so retirement only touches entries inside the window a run covers).
+ * and end (so retirement only touches entries inside the window a run covers).
  */
 export const LedgerEntry = z.object({
   fp: z.string(),
   id: z.number(),
   modified: z.string().optional(),
   start: z.string().optional(),
+  /**
+   * The occurrence's end (ISO) and its start and end as the site's wall clock in the event's zone
+   * (`YYYY-MM-DD HH:MM:SS`): which window covers the entry depends on them (src/model/run-window.ts).
+   */
+  end: z.string().optional(),
+  localStart: z.string().optional(),
+  localEnd: z.string().optional(),
   /** The record's slug on the site, when the site chose it (venues/organizers cannot be given one). */
   slug: z.string().optional(),
   /** Source record id (sync), so hidden source events can be fetched by id. */

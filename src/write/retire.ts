@@ -6,6 +6,7 @@ import type { Ledger } from './ledger.ts';
 import { recordToBody } from './record-body.ts';
 import type { RunReport } from '../report/report.ts';
 import { CalsyncError } from '../errors/calsync-error.ts';
+import { windowCovers, type RunWindow } from '../model/run-window.ts';
 
 export type RetirePolicy = 'keep' | 'draft' | 'trash' | 'delete';
 
@@ -19,8 +20,8 @@ export interface RetireOptions {
   seen: Set<string>;
   /** Slugs the source marks cancelled this run (retired without the guard: the source said so). */
   cancelled: Set<string>;
-  /** Only ledger entries starting inside the window the run covered can have vanished. */
-  window?: { from: Date; to: Date };
+  /** Only ledger entries the run's window covers (by the rule it selected with) can have vanished. */
+  window?: RunWindow;
   /** Largest share of a source's events one run may retire. @defaultValue 0.5 */
   maxShare?: number;
   force?: boolean;
@@ -52,11 +53,6 @@ export class MassRetireRefusedError extends CalsyncError {
 export async function retireVanished(o: RetireOptions): Promise<void> {
   const { ledger, report, policy } = o;
   const maxShare = o.maxShare ?? 0.5;
-  const inWindow = (start?: string) => {
-    if (!o.window || !start) return true;
-    const t = Date.parse(start);
-    return t >= o.window.from.getTime() && t <= o.window.to.getTime();
-  };
   let total = 0;
   const vanished: [string, number][] = [];
   const cancelled: [string, number][] = [];
@@ -65,7 +61,7 @@ export async function retireVanished(o: RetireOptions): Promise<void> {
       cancelled.push([slug, e.id]);
       continue;
     }
-    if (!inWindow(e.start)) continue;
+    if (o.window && !windowCovers(o.window, e)) continue;
     total++;
     if (!o.seen.has(slug)) vanished.push([slug, e.id]);
   }

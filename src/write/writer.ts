@@ -4,6 +4,7 @@ import type { EventDraft, ItemFailure, Normalized, Origin } from '../model/draft
 import { fingerprint } from '../model/fingerprint.ts';
 import { slugFor } from '../model/identity.ts';
 import type { Language } from '../model/languages.ts';
+import { recordTimes } from '../model/run-window.ts';
 import { mapConcurrent, Slots } from '../util/pool.ts';
 import { eventBody, type EventBody, type EventLinkIds, type InlineEventBody } from './body.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
@@ -98,11 +99,6 @@ interface Written {
 
 function failureKind(f: ItemFailure): ItemKind {
   return f.kind === 'event' ? 'events' : f.kind === 'venue' ? 'venues' : 'organizers';
-}
-
-/** `YYYY-MM-DD HH:MM:SS` (UTC, as the site returns it) → ISO instant. */
-function utcIso(siteUtc: string | undefined): string | undefined {
-  return siteUtc ? `${siteUtc.replace(' ', 'T')}Z` : undefined;
 }
 
 /**
@@ -398,7 +394,7 @@ export class SiteWriter {
       }
       const reason = p.notes.length ? p.notes.join('; ') : undefined;
       this.index.noteEvent(p.slug);
-      const stored = { fp: p.fp, id: record.id, modified: record.modified_utc, start: utcIso(record.utc_start_date), src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() };
+      const stored = { fp: p.fp, id: record.id, modified: record.modified_utc, ...recordTimes(record), src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() };
       // Stored (and reported) without holding this request slot: the ledger groups its writes
       // over a few milliseconds, during which the slot can carry the next event to the site.
       recording.push(ledger.set('events', p.slug, stored).then(

@@ -22,7 +22,9 @@ export async function seedSite(client: CalendarClient, langs: Language[], perLan
     const venues = await mapConcurrent([0, 1, 2], 3, (i) => client.venues.create({ venue: `Hall ${i} ${lang}`, address: `${i} Main St`, city: 'Springfield', zip: `1000${i}`, country: 'Germany', show_map: 'true', show_map_link: 'false' } as never, { lang }));
     const organizers = await mapConcurrent([0, 1], 2, (i) => client.organizers.create({ organizer: `Org ${i} ${lang}`, email: `org${i}-${lang}@example.org`, phone: `+49 30 ${i}` } as never, { lang }));
     const events = await mapConcurrent(Array.from({ length: perLang }, (_, i) => i), 16, async (i) => {
-      const day = 1 + (i % 300);
+      // From 2 January: on a UTC site (the sandbox's default) a window from 1 January lists UTC days
+      // (src/model/run-window.ts), and 1 January in Berlin or Tokyo starts on 31 December in UTC.
+      const day = 2 + (i % 300);
       const d = new Date(Date.UTC(year, 0, day));
       const date = d.toISOString().slice(0, 10);
       const allDay = i % 10 === 0;
