@@ -144,7 +144,14 @@ export class SiteWriter {
     // Kept for writePlanned: read once, not twice (only this run writes these slugs meanwhile).
     for (const slug of slugs) this.primed.set(slug, known.get(slug) ?? null);
     const unknown = drafts.filter((d) => !known.has(this.slugOf(d)));
-    await this.index.coverEvents(spanOf(unknown), unknown.length);
+    // The listings the first batch needs, read side by side instead of one after another (each is
+    // a round trip to a site that may take a second per request): events by date, venues,
+    // organizers, and the terms.
+    await Promise.all([
+      this.index.coverEvents(spanOf(unknown), unknown.length),
+      this.linked.prime(drafts.flatMap((d) => (d.venue ? [d.venue] : [])), drafts.flatMap((d) => d.organizers)),
+      this.terms.preload((['categories', 'tags'] as const).filter((tax) => drafts.some((d) => d[tax].length > 0))),
+    ]);
   }
 
   /** Whether prime() found this draft in the ledger (a re-import: most likely unchanged, no request). */
