@@ -70,7 +70,7 @@ export function ledgerKey(scope: LedgerScope, kind: LedgerKind, prefix = 'calsyn
 }
 
 /** Longest an entry waits for the HSET that stores it, and the most entries one carries (RedisLedger.set). */
-const FLUSH_MS = 10;
+const FLUSH_MS = 25;
 const FLUSH_AT = 256;
 
 /** Entries waiting for one flush: `done` settles once they are stored. */
