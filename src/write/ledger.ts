@@ -119,7 +119,7 @@ export class RedisLedger implements Ledger {
   private window?: LedgerWindow;
 
   /**
-   * Writes are grouped into one HSET per key for every few milliseconds (FLUSH_MS) or every
+   * Writes are grouped into one HSET per key for every FLUSH_MS milliseconds or every
    * FLUSH_AT entries, whichever comes first; each call still resolves only once its entry is
    * stored. Every flush is a socket write here and a command for Redis on the same two cores,
    * so fewer, larger ones leave more CPU for the site writes (bench/import-ics.ts). Event

@@ -412,7 +412,7 @@ export class SiteWriter {
       this.index.noteEvent(p.slug);
       const stored = { fp: p.fp, id: record.id, modified: record.modified_utc, start: utcIso(record.utc_start_date), src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() };
       // Stored (and reported) without holding this request slot: the ledger groups its writes
-      // over a few milliseconds, during which the slot can carry the next event to the site.
+      // over a short window (RedisLedger.set), during which the slot can carry the next event to the site.
       recording.push(ledger.set('events', p.slug, stored).then(
         () => report.add({ ...base, outcome: created ? 'created' : 'updated', siteId: record.id, reason }),
         (err: Error) => report.add({ ...base, outcome: 'failed', reason: err.message }),
