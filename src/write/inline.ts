@@ -1,4 +1,4 @@
-import type { EventRecord } from '../api/index.ts';
+import type { EventAck } from '../api/index.ts';
 import { eventVenue } from '../api/index.ts';
 import type { Origin } from '../model/draft.ts';
 import type { LinkedBody } from './linked-writes.ts';
@@ -63,7 +63,7 @@ export class InlineClaim {
   }
 
   /** This record as the event's answer embeds it, or null when the site did not link it. */
-  findIn(record: Pick<EventRecord, 'venue' | 'organizer'>, otherIds: ReadonlySet<number>): LinkedRecord | null {
+  findIn(record: Pick<EventAck, 'venue' | 'organizer'>, otherIds: ReadonlySet<number>): LinkedRecord | null {
     if (this.kind === 'venues') return eventVenue(record);
     return record.organizer.find((o) => !otherIds.has(o.id) && sameSiteName(o.organizer ?? '', this.name)) ?? null;
   }

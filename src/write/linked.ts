@@ -7,7 +7,7 @@ import { sameSiteName, termKey } from './terms.ts';
 import type { Language } from '../model/languages.ts';
 import { organizerBody, venueBody } from './body.ts';
 import { createLinked, updateLinked, type LinkedBody } from './linked-writes.ts';
-import type { Ledger } from './ledger.ts';
+import type { Ledger, LedgerEntry } from './ledger.ts';
 import type { RunReport } from '../report/report.ts';
 import { SiteIndex } from './site-index.ts';
 import { InlineClaim, type Link, type LinkedKind, type LinkedRecord } from './inline.ts';
@@ -63,6 +63,11 @@ export class LinkedResolver {
   private readonly opts: LinkedResolverOptions;
   private readonly pending = new Settled<Link>();
   private readonly sameName = new Map<string, Promise<Link>>();
+  /**
+   * Ledger entries prime() read (null: none), used once by upsert instead of a read per venue or
+   * organizer (only this run writes these keys meanwhile, as for SiteWriter's primed events).
+   */
+  private readonly primed = new Map<string, LedgerEntry | null>();
   private dryRunIds = -1;
 
   constructor(client: CalendarClient, ledger: Ledger, opts: LinkedResolverOptions) {
@@ -153,9 +158,10 @@ export class LinkedResolver {
     // Dry runs too: a listing answers their "would be created or updated" for many items at once.
     if (!index) return;
     const unknown = async (kind: LinkedKind, keys: string[]) => {
-      const fresh = [...new Set(keys)].filter((k) => !this.pending.has(`${kind}\u0000${k}`));
+      const fresh = [...new Set(keys)].filter((k) => !this.pending.has(`${kind}\u0000${k}`) && !this.primed.has(`${kind}\u0000${k}`));
       if (fresh.length < 2) return;
       const known = await this.ledger.getMany(kind, fresh);
+      for (const k of fresh) this.primed.set(`${kind}\u0000${k}`, known.get(k) ?? null);
       await index.linked(kind, fresh.filter((k) => !known.has(k)).length);
     };
     await Promise.all([unknown('venues', venues.map((v) => this.venueSlug(v))), unknown('organizers', organizers.map((o) => this.organizerSlug(o)))]);
@@ -296,12 +302,20 @@ export class LinkedResolver {
     }
   }
 
+  private async ledgerEntry(kind: LinkedKind, key: string): Promise<LedgerEntry | undefined> {
+    const k = `${kind}\u0000${key}`;
+    const primed = this.primed.get(k);
+    if (primed === undefined) return (await this.ledger.getMany(kind, [key])).get(key);
+    this.primed.delete(k);
+    return primed ?? undefined;
+  }
+
   private async upsert(kind: LinkedKind, key: string, name: string, body: LinkedBody, origin?: Origin, explicitSlug?: string): Promise<Link> {
     const { lang } = this.opts;
     const report = { add: (item: Parameters<RunReport['add']>[0]) => this.opts.report.add(origin ? { ...item, origin } : item) };
     const label = kind === 'venues' ? 'venue' : 'organizer';
     const fp = fingerprint(body);
-    const known = (await this.ledger.getMany(kind, [key])).get(key);
+    const known = await this.ledgerEntry(kind, key);
     const linkOnly = (this.opts.adoptLinked ?? 'link') === 'link';
     if (known?.adopted && linkOnly) {
       this.reportLinked(report, kind, name, known.id, known.slug ?? key);

@@ -90,6 +90,16 @@ export class TermResolver {
     return this.index[tax];
   }
 
+  /**
+   * Starts listing these taxonomies now (SiteWriter.prime: beside the run's other listings).
+   * Not awaited for its outcome: a failed listing fails the terms' resolution, as it would have.
+   * With a memo (sync) terms may resolve without the listing: nothing is read ahead.
+   */
+  async preload(taxonomies: readonly Taxonomy[]): Promise<void> {
+    if (this.opts.memo) return;
+    await Promise.all(taxonomies.map((tax) => this.load(tax).catch(() => undefined)));
+  }
+
   async resolveAll(tax: Taxonomy, drafts: TermDraft[]): Promise<number[]> {
     const ids: number[] = [];
     for (const d of drafts) {

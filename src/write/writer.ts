@@ -1,4 +1,4 @@
-import type { CalendarClient, EventRecord } from '../api/index.ts';
+import type { CalendarClient, EventAck } from '../api/index.ts';
 import { SlugMismatchError, eventVenue, goneAs, isNotFound } from '../api/index.ts';
 import type { EventDraft, ItemFailure, Normalized, Origin } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
@@ -92,7 +92,7 @@ export interface ResolvedLinks {
 
 /** What a write did: the record, whether it was created, and the plan as finally written. */
 interface Written {
-  record: EventRecord;
+  record: EventAck;
   created: boolean;
   p: PlannedWrite;
 }
@@ -140,7 +140,14 @@ export class SiteWriter {
     // Kept for writePlanned: read once, not twice (only this run writes these slugs meanwhile).
     for (const slug of slugs) this.primed.set(slug, known.get(slug) ?? null);
     const unknown = drafts.filter((d) => !known.has(this.slugOf(d)));
-    await this.index.coverEvents(spanOf(unknown), unknown.length);
+    // The listings the first batch needs, read side by side instead of one after another (each is
+    // a round trip to a site that may take a second per request): events by date, venues,
+    // organizers, and the terms.
+    await Promise.all([
+      this.index.coverEvents(spanOf(unknown), unknown.length),
+      this.linked.prime(drafts.flatMap((d) => (d.venue ? [d.venue] : [])), drafts.flatMap((d) => d.organizers)),
+      this.terms.preload((['categories', 'tags'] as const).filter((tax) => drafts.some((d) => d[tax].length > 0))),
+    ]);
   }
 
   /** Whether prime() found this draft in the ledger (a re-import: most likely unchanged, no request). */
@@ -353,9 +360,14 @@ export class SiteWriter {
     let p = planned;
     const base = { kind: 'events' as const, slug: p.slug, origin: p.origin };
     if (entry && entry.fp === p.fp) {
-      // Remember the source's newer modified_utc, so the next sync need not render this event again.
-      if (!this.o.dryRun && p.srcMod !== undefined && (entry.srcMod !== p.srcMod || entry.links !== p.links)) await ledger.set('events', p.slug, { ...entry, srcMod: p.srcMod, links: p.links });
-      report.add({ ...base, outcome: 'unchanged', siteId: entry.id });
+      // Remember the source's newer modified_utc, so the next sync need not render this event
+      // again; stored like a write's entry, without holding the request slot.
+      if (!this.o.dryRun && p.srcMod !== undefined && (entry.srcMod !== p.srcMod || entry.links !== p.links)) {
+        recording.push(ledger.set('events', p.slug, { ...entry, srcMod: p.srcMod, links: p.links }).then(
+          () => report.add({ ...base, outcome: 'unchanged', siteId: entry.id }),
+          (err: Error) => report.add({ ...base, outcome: 'failed', reason: err.message }),
+        ));
+      } else report.add({ ...base, outcome: 'unchanged', siteId: entry.id });
       return;
     }
     try {
@@ -364,7 +376,7 @@ export class SiteWriter {
         report.add({ ...base, outcome: existing ? 'updated' : 'created', reason: existing ? 'would be updated (dry run)' : 'would be created (dry run)' });
         return;
       }
-      let record: EventRecord;
+      let record: EventAck;
       let created = false;
       if (entry) {
         p = await this.resolved(p);
@@ -376,7 +388,7 @@ export class SiteWriter {
           }
         }
         try {
-          record = await client.events.updateBySlug(p.slug, p.body, { lang });
+          record = await client.eventWrites.updateBySlug(p.slug, p.body, { lang });
         } catch (err) {
           if (!isNotFound(err)) throw err;
           if (await this.isTrashed(entry.id)) {
@@ -396,7 +408,7 @@ export class SiteWriter {
       this.index.noteEvent(p.slug);
       const stored = { fp: p.fp, id: record.id, modified: record.modified_utc, ...recordTimes(record), src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() };
       // Stored (and reported) without holding this request slot: the ledger groups its writes
-      // over a few milliseconds, during which the slot can carry the next event to the site.
+      // over a short window (RedisLedger.set), during which the slot can carry the next event to the site.
       recording.push(ledger.set('events', p.slug, stored).then(
         () => report.add({ ...base, outcome: created ? 'created' : 'updated', siteId: record.id, reason }),
         (err: Error) => report.add({ ...base, outcome: 'failed', reason: err.message }),
@@ -419,13 +431,13 @@ export class SiteWriter {
    * by-slug upsert. Events the lists cannot show (hidden from listings) and statuses whose slugs
    * the site does not make unique (drafts: a collision would go unnoticed) always take the upsert.
    */
-  private async writeUnknown(p: PlannedWrite): Promise<{ record: EventRecord; created: boolean }> {
+  private async writeUnknown(p: PlannedWrite): Promise<{ record: EventAck; created: boolean }> {
     const { client, lang } = this.o;
     if (this.createsNew(p)) return this.createNew(p);
     const presence = this.index.eventPresence(p.slug, p.body.start_date, p.body.end_date);
     if (presence === 'present') {
       try {
-        return { record: await client.events.updateBySlug(p.slug, p.body, { lang }), created: false };
+        return { record: await client.eventWrites.updateBySlug(p.slug, p.body, { lang }), created: false };
       } catch (err) {
         // Trashed or deleted since it was listed.
         if (!isNotFound(err)) throw err;
@@ -466,12 +478,12 @@ export class SiteWriter {
     const wire: InlineEventBody = { ...withIds.body, slug: planned.slug, organizer: this.inlineOrganizers(planned.pending!, ids) };
     const venue = planned.pending!.venue && mine.includes(planned.pending!.venue) ? planned.pending!.venue.inlineBody() : undefined;
     if (venue && 'venue' in venue) wire.venue = venue;
-    let record: EventRecord;
+    let record: EventAck;
     try {
-      record = await client.events.create(wire, { lang });
+      record = await client.eventWrites.create(wire, { lang });
     } catch (err) {
       if (err instanceof SlugMismatchError && err.actual.startsWith(`${planned.slug}-`)) {
-        const p = await this.settleClaims(planned, mine, ids, err.record as EventRecord);
+        const p = await this.settleClaims(planned, mine, ids, err.record as EventAck);
         return { ...(await this.collided(p, err)), p };
       }
       await Promise.all(mine.map((c) => this.linked.standalone(c)));
@@ -479,7 +491,7 @@ export class SiteWriter {
     }
     const p = await this.settleClaims(planned, mine, ids, record);
     // A claim settled on another record (see LinkedResolver.completeInline): link that one.
-    if (!sameLinks(record, p.body)) record = await client.events.updateBySlug(p.slug, p.body, { lang });
+    if (!sameLinks(record, p.body)) record = await client.eventWrites.updateBySlug(p.slug, p.body, { lang });
     return { record, created: true, p };
   }
 
@@ -504,7 +516,7 @@ export class SiteWriter {
   }
 
   /** Settles the claims an inline create carried from the record it returned; the final plan. */
-  private async settleClaims(p: PlannedWrite, mine: InlineClaim[], ids: Map<InlineClaim, number | undefined>, record: EventRecord): Promise<PlannedWrite> {
+  private async settleClaims(p: PlannedWrite, mine: InlineClaim[], ids: Map<InlineClaim, number | undefined>, record: EventAck): Promise<PlannedWrite> {
     const matched = new Set<number>(p.pending!.organizers.filter((x): x is number => typeof x === 'number'));
     for (const c of mine) {
       const rec = c.findIn(record, matched);
@@ -516,19 +528,19 @@ export class SiteWriter {
   }
 
   /** A create of a slug the listings did not show; one the site already holds comes back as `<slug>-N`. */
-  private async createNew(p: PlannedWrite): Promise<{ record: EventRecord; created: boolean }> {
+  private async createNew(p: PlannedWrite): Promise<{ record: EventAck; created: boolean }> {
     const { client, lang } = this.o;
     try {
-      return { record: await client.events.create({ ...p.body, slug: p.slug }, { lang }), created: true };
+      return { record: await client.eventWrites.create({ ...p.body, slug: p.slug }, { lang }), created: true };
     } catch (err) {
       return this.collided(p, err);
     }
   }
 
-  private async create(p: PlannedWrite): Promise<{ record: EventRecord; created: boolean }> {
+  private async create(p: PlannedWrite): Promise<{ record: EventAck; created: boolean }> {
     const { client, lang } = this.o;
     try {
-      return await client.events.upsertBySlug(p.slug, p.body, { lang });
+      return await client.eventWrites.upsertBySlug(p.slug, p.body, { lang });
     } catch (err) {
       return this.collided(p, err);
     }
@@ -538,12 +550,12 @@ export class SiteWriter {
    * A create that came back as `<slug>-N`: the slug was taken (another worker a moment before
    * us, or an event the listings did not show). Trash our duplicate and update the original.
    */
-  private async collided(p: PlannedWrite, err: unknown): Promise<{ record: EventRecord; created: boolean }> {
+  private async collided(p: PlannedWrite, err: unknown): Promise<{ record: EventAck; created: boolean }> {
     const { client, lang } = this.o;
     if (!(err instanceof SlugMismatchError) || !err.actual.startsWith(`${p.slug}-`)) throw err;
     const dup = err.record as { id: number };
     await client.events.delete(dup.id, { lang }).catch(() => undefined);
-    return { record: await client.events.updateBySlug(p.slug, p.body, { lang }), created: false };
+    return { record: await client.eventWrites.updateBySlug(p.slug, p.body, { lang }), created: false };
   }
 
   private async isTrashed(id: number): Promise<boolean> {
@@ -564,7 +576,7 @@ function claimsOf(pending: PendingLinks | undefined): InlineClaim[] {
 }
 
 /** Whether the event as written links the venue and organizers of `body`. */
-function sameLinks(record: EventRecord, body: EventBody): boolean {
+function sameLinks(record: EventAck, body: EventBody): boolean {
   const orgs = new Set(record.organizer.map((o) => o.id));
   return (eventVenue(record)?.id ?? undefined) === body.venue && orgs.size === body.organizer.length && body.organizer.every((id) => orgs.has(id));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventRecord, eventVenue } from '../../src/api/index.ts';
+import { EventAck, EventRecord, eventVenue } from '../../src/api/index.ts';
 
 // The record's unions try the commonest wire shape first (a speed matter); every shape must
 // still read as before, whichever option matches.
@@ -17,5 +17,33 @@ describe('event record: each wire shape of venue, image and custom_fields', () =
     for (const image of [false, null, { url: 'https://x/i.png', id: 3 }]) expect(EventRecord.parse({ ...base, image }).image).toEqual(image);
     for (const custom_fields of [[], { a: { label: 'A', value: '1' } }]) expect(EventRecord.parse({ ...base, custom_fields }).custom_fields).toEqual(custom_fields);
     expect(() => EventRecord.parse({ ...base, venue: 'Hall' })).toThrow();
+  });
+});
+
+// Imports and syncs parse write answers with EventAck (what the write path reads), not the full
+// EventRecord: it must read those fields exactly as EventRecord does, and refuse what is not an event.
+describe('event write answers (EventAck)', () => {
+  const base = { id: 1, status: 'publish', title: 't', slug: 's', start_date: '2031-01-01 10:00:00', end_date: '2031-01-01 11:00:00', modified_utc: '2030-01-01 00:00:00', utc_start_date: '2031-01-01 09:00:00' };
+  const venue = { id: 7, venue: 'Hall', slug: 'hall', modified_utc: '2030-01-01 00:00:00', address: '1 Main St' };
+  const organizer = [{ id: 9, organizer: 'Org', slug: 'org', email: 'o@example.org' }];
+  it.each([
+    ['no venue, no organizer', {}],
+    ['one venue object', { venue, organizer }],
+    ['multi-venue array', { venue: [venue, { id: 8 }], organizer }],
+    ['venue [] and the keys of a full record', { venue: [], image: false, start_date_details: { year: '2031' }, categories: [{ id: 3, name: 'c', slug: 'c' }] }],
+  ])('%s: the same fields as EventRecord', (_what, extra) => {
+    const full = EventRecord.parse({ ...base, ...extra });
+    const ack = EventAck.parse({ ...base, ...extra });
+    const pick = (r: EventAck) => ({ id: r.id, slug: r.slug, status: r.status, modified_utc: r.modified_utc, utc_start_date: r.utc_start_date, venue: eventVenue(r) && { id: eventVenue(r)!.id, slug: eventVenue(r)!.slug, venue: eventVenue(r)!.venue }, organizer: r.organizer.map((o) => ({ id: o.id, organizer: o.organizer, slug: o.slug })) });
+    expect(pick(ack)).toEqual(pick(full));
+  });
+  it('refuses an answer that is not an event, as EventRecord does', () => {
+    const post = { id: 5, status: 'publish', slug: 'hello', title: { rendered: 'Hello' }, type: 'post' };
+    expect(EventRecord.safeParse(post).success).toBe(false);
+    expect(EventAck.safeParse(post).success).toBe(false);
+    for (const key of ['id', 'slug', 'status', 'start_date', 'end_date'] as const) {
+      const { [key]: _gone, ...rest } = base;
+      expect(EventAck.safeParse(rest).success, key).toBe(false);
+    }
   });
 });

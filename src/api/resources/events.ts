@@ -1,5 +1,6 @@
 import type { Executor } from '../executor.ts';
-import { EventCreate, EventRecord, EventUpdate, EventUpdateById } from '../schemas/events.ts';
+import type { z } from 'zod';
+import { EventCreate, EventRecord, EventUpdate, EventUpdateById, type EventAck } from '../schemas/events.ts';
 import { EventListQuery } from '../schemas/lists.ts';
 import { SluggedResource, type RecordOptions } from './slugged.ts';
 
@@ -12,11 +13,12 @@ export interface EventRecordOptions {
  * `/events`. List queries should always carry an explicit window (`start_date`/`end_date` or
  * `starts_*`/`ends_*`): the site's defaults hide past and ongoing events.
  */
-export class EventsResource extends SluggedResource<EventRecord, EventCreate, EventUpdate, EventUpdateById, EventListQuery, EventRecordOptions> {
-  constructor(exec: Executor) {
+export class EventsResource<R extends EventAck = EventRecord> extends SluggedResource<R, EventCreate, EventUpdate, EventUpdateById, EventListQuery, EventRecordOptions> {
+  /** `record`: the schema answers are parsed with (EventAck for CalendarClient.eventWrites). */
+  constructor(exec: Executor, record: z.ZodType<R> = EventRecord as unknown as z.ZodType<R>) {
     super(exec, {
       name: 'events',
-      record: EventRecord,
+      record,
       create: EventCreate,
       update: EventUpdate,
       updateById: EventUpdateById,

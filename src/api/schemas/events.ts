@@ -81,8 +81,38 @@ export const EventRecord = z.looseObject({
 });
 export type EventRecord = z.infer<typeof EventRecord>;
 
-/** The venue of an event, whichever of its three wire shapes arrived; null when none. */
-export function eventVenue(record: Pick<EventRecord, 'venue'>): VenueRecord | null {
+/** The fields of an embedded venue or organizer the write path reads (see EventAck). */
+const linkedAckShape = {
+  id: z.number().int(),
+  slug: z.string().optional(),
+  status: z.string().optional(),
+  modified_utc: z.string().optional(),
+};
+
+/**
+ * The part of an event write's answer that the write path reads (src/write/writer.ts): id, slug,
+ * status, when it was modified, its UTC start, and the venue and organizers it links (with the ids
+ * of those created inline). Title and dates are required as in EventRecord, so a 2xx answer that is not
+ * an event is still refused (ResponseFormatError). Parsed instead of EventRecord on every create
+ * and update of an import or sync: about a fifth of the cost, since date details, images, terms,
+ * costs and unknown keys are left unread (and dropped).
+ */
+export const EventAck = z.object({
+  id: z.number().int(),
+  status: z.string(),
+  title: z.string(),
+  slug: z.string(),
+  start_date: z.string(),
+  end_date: z.string(),
+  modified_utc: z.string().optional(),
+  utc_start_date: z.string().optional(),
+  venue: z.union([z.array(z.object({ ...linkedAckShape, venue: z.string().optional() })), z.object({ ...linkedAckShape, venue: z.string().optional() })]).default([]),
+  organizer: z.array(z.object({ ...linkedAckShape, organizer: z.string().optional() })).default([]),
+});
+export type EventAck = z.infer<typeof EventAck>;
+
+/** The venue of an event (record or EventAck), whichever of its three wire shapes arrived; null when none. */
+export function eventVenue<V>(record: { venue: V | V[] }): V | null {
   const v = record.venue;
   if (Array.isArray(v)) return v[0] ?? null;
   return v ?? null;
