@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventAck, EventRecord, eventVenue } from '../../src/api/index.ts';
+import { recordTimes } from '../../src/model/run-window.ts';
 
 // The record's unions try the commonest wire shape first (a speed matter); every shape must
 // still read as before, whichever option matches.
@@ -23,7 +24,7 @@ describe('event record: each wire shape of venue, image and custom_fields', () =
 // Imports and syncs parse write answers with EventAck (what the write path reads), not the full
 // EventRecord: it must read those fields exactly as EventRecord does, and refuse what is not an event.
 describe('event write answers (EventAck)', () => {
-  const base = { id: 1, status: 'publish', title: 't', slug: 's', start_date: '2031-01-01 10:00:00', end_date: '2031-01-01 11:00:00', modified_utc: '2030-01-01 00:00:00', utc_start_date: '2031-01-01 09:00:00' };
+  const base = { id: 1, status: 'publish', title: 't', slug: 's', start_date: '2031-01-01 10:00:00', end_date: '2031-01-01 11:00:00', modified_utc: '2030-01-01 00:00:00', utc_start_date: '2031-01-01 09:00:00', utc_end_date: '2031-01-01 10:00:00' };
   const venue = { id: 7, venue: 'Hall', slug: 'hall', modified_utc: '2030-01-01 00:00:00', address: '1 Main St' };
   const organizer = [{ id: 9, organizer: 'Org', slug: 'org', email: 'o@example.org' }];
   it.each([
@@ -34,8 +35,14 @@ describe('event write answers (EventAck)', () => {
   ])('%s: the same fields as EventRecord', (_what, extra) => {
     const full = EventRecord.parse({ ...base, ...extra });
     const ack = EventAck.parse({ ...base, ...extra });
-    const pick = (r: EventAck) => ({ id: r.id, slug: r.slug, status: r.status, modified_utc: r.modified_utc, utc_start_date: r.utc_start_date, venue: eventVenue(r) && { id: eventVenue(r)!.id, slug: eventVenue(r)!.slug, venue: eventVenue(r)!.venue }, organizer: r.organizer.map((o) => ({ id: o.id, organizer: o.organizer, slug: o.slug })) });
+    const pick = (r: EventAck) => ({ times: recordTimes(r), id: r.id, slug: r.slug, status: r.status, modified_utc: r.modified_utc, utc_start_date: r.utc_start_date, venue: eventVenue(r) && { id: eventVenue(r)!.id, slug: eventVenue(r)!.slug, venue: eventVenue(r)!.venue }, organizer: r.organizer.map((o) => ({ id: o.id, organizer: o.organizer, slug: o.slug })) });
     expect(pick(ack)).toEqual(pick(full));
+  });
+  // The merge of lean write answers with per-event window times dropped utc_end_date: the ledger
+  // kept no end, and an ICS import retired by UTC start alone (a Tokyo all-day event on the
+  // window's first day was never retired again). recordTimes above now reads both the same way.
+  it('regression: write answers dropped the UTC end the ledger keeps for retirement', () => {
+    expect(recordTimes(EventAck.parse(base)).end).toBe('2031-01-01T10:00:00Z');
   });
   it('refuses an answer that is not an event, as EventRecord does', () => {
     const post = { id: 5, status: 'publish', slug: 'hello', title: { rendered: 'Hello' }, type: 'post' };

@@ -91,7 +91,7 @@ const linkedAckShape = {
 
 /**
  * The part of an event write's answer that the write path reads (src/write/writer.ts): id, slug,
- * status, when it was modified, its UTC start, and the venue and organizers it links (with the ids
+ * status, when it was modified, its local and UTC start and end, and the venue and organizers it links (with the ids
  * of those created inline). Title and dates are required as in EventRecord, so a 2xx answer that is not
  * an event is still refused (ResponseFormatError). Parsed instead of EventRecord on every create
  * and update of an import or sync: about a fifth of the cost, since date details, images, terms,
@@ -106,6 +106,8 @@ export const EventAck = z.object({
   end_date: z.string(),
   modified_utc: z.string().optional(),
   utc_start_date: z.string().optional(),
+  // The ledger keeps the UTC end for retirement by overlap (recordTimes in src/model/run-window.ts).
+  utc_end_date: z.string().optional(),
   venue: z.union([z.array(z.object({ ...linkedAckShape, venue: z.string().optional() })), z.object({ ...linkedAckShape, venue: z.string().optional() })]).default([]),
   organizer: z.array(z.object({ ...linkedAckShape, organizer: z.string().optional() })).default([]),
 });
