@@ -45,7 +45,9 @@ const DESCRIPTION =
 const round = (n: number, d = 0): number => Math.round(n * 10 ** d) / 10 ** d;
 
 function eventBody(i: number, ids: { venues: number[]; organizers: number[]; categories: number[] }): EventCreate {
-  const day = i % 365;
+  // 2 January to 30 December: the sandbox, a UTC site, lists by UTC dates as TEC does, so an event
+  // on the window's first or last local day in a zone away from UTC falls outside the year's listing.
+  const day = 1 + (i % 363);
   const date = new Date(Date.UTC(2032, 0, 1) + day * 86_400_000).toISOString().slice(0, 10);
   const hour = String(8 + (i % 12)).padStart(2, '0');
   const allDay = i % 10 === 0;
