@@ -1,13 +1,7 @@
 import { FlowProducer, type FlowJob } from 'bullmq';
 import { bullConnection } from './connection.ts';
-import type { JobKind, QueueName } from './names.ts';
+import { JOB_RETRY, type JobKind, type QueueName } from './names.ts';
 
-/**
- * Retries of every job in a planned run (a flow's parent and its children), in one place. The
- * queue's own defaults do not reach flow jobs (FlowProducer adds them directly); retention does,
- * through the workers' removeOnComplete/removeOnFail (src/queue/worker.ts).
- */
-export const FLOW_JOB_OPTIONS = { attempts: 3, backoff: { type: 'exponential', delay: 2000 } } as const;
 
 /** One job of a planned run: its kind, its payload, an id derived from the planner's, and its children. */
 export interface FlowNode {
@@ -24,7 +18,7 @@ function flowJob(queueName: QueueName, node: FlowNode, isChild: boolean): FlowJo
     data: node.data,
     // A permanently failed child must not leave its parent waiting forever (bullmq #3362): the
     // parent runs anyway and reports the child's work as failed.
-    opts: { jobId: node.jobId, ...FLOW_JOB_OPTIONS, ...(isChild ? { ignoreDependencyOnFailure: true } : {}) },
+    opts: { jobId: node.jobId, ...JOB_RETRY.flow, ...(isChild ? { ignoreDependencyOnFailure: true } : {}) },
     ...(node.children ? { children: node.children.map((c) => flowJob(queueName, c, true)) } : {}),
   };
 }

@@ -20,3 +20,14 @@ export const RETENTION = {
   removeOnComplete: { age: 7 * 24 * 3600, count: 1000 },
   removeOnFail: { age: 30 * 24 * 3600, count: 5000 },
 } as const;
+
+/**
+ * How jobs retry, in one place. The queues' defaults (src/queue/worker.ts openQueues) do not reach
+ * flow jobs, which FlowProducer adds directly (src/queue/flow.ts), so each side takes its own here.
+ */
+export const JOB_RETRY = {
+  /** A run's own job (an import, export or sync as enqueued or scheduled): a whole run again, so later and spread out. */
+  run: { attempts: 3, backoff: { type: 'exponential', delay: 5000, jitter: 0.5 } },
+  /** A job of a planned flow (a CSV chunk, a sync page, language or finish, and their planner's flow parent): a small piece, soon. */
+  flow: { attempts: 3, backoff: { type: 'exponential', delay: 2000 } },
+} as const;

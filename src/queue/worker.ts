@@ -12,7 +12,7 @@ import type { ReportJson } from '../report/report.ts';
 import { bullConnection, workerConnection } from './connection.ts';
 import { RunHistory } from './history.ts';
 import type { JobDefinition, JobDeps } from './job-definition.ts';
-import { QUEUES, RETENTION, type QueueName } from './names.ts';
+import { JOB_RETRY, QUEUES, RETENTION, type QueueName } from './names.ts';
 import { RedisRateLimiter } from './rate-limiter.ts';
 import { METRIC_KEYS, MetricsRecorder } from '../metrics/recorder.ts';
 import { redactText } from '../util/redact.ts';
@@ -262,7 +262,7 @@ export function openQueues(redisUrl: string, prefix = 'calsync'): Record<QueueNa
     out[q] = new Queue(q, {
       connection: bullConnection(redisUrl),
       prefix,
-      defaultJobOptions: { attempts: 3, backoff: { type: 'exponential', delay: 5000, jitter: 0.5 }, ...RETENTION },
+      defaultJobOptions: { ...JOB_RETRY.run, ...RETENTION },
     });
     out[q].on('error', () => undefined);
   }
