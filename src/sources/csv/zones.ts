@@ -1,4 +1,4 @@
-import { canonicalZone, civilFromDays, resolveZoneName, utcToWall } from '../../model/timezones.ts';
+import { civilFromDays, resolveZoneName, utcToWall } from '../../model/timezones.ts';
 import { memoized } from '../../util/memo.ts';
 
 /**
@@ -29,11 +29,6 @@ function readZone(v: string): ZoneResult {
   if (r) return { ok: true, value: r.zone };
   if (LOOKS_LIKE_OFFSET.test(v)) return { ok: false, reason: `'${v}' is not a valid UTC offset` };
   return { ok: false, reason: `'${v}' is not a time zone (an IANA name like Europe/Paris, or UTC+2)` };
-}
-
-/** Kept for callers of the former CSV-only lookup: the IANA spelling of a name, null when unknown. */
-export function ianaZone(name: string): string | null {
-  return canonicalZone(name) ?? null;
 }
 
 /** Wall time of an instant in a zone (for date-time cells that carry their own offset or `Z`). */
