@@ -1,5 +1,6 @@
 import sanitize from 'sanitize-html';
 import { decodeEntities } from '../util/entities.ts';
+import { memoized } from '../util/memo.ts';
 
 /**
  * The one HTML sanitizer for everything calsync sends to a site, whatever the source (ICS, CSV,
@@ -58,29 +59,9 @@ const TEXT_ONLY: sanitize.IOptions = {
 
 const MARKUP_OR_ENTITY = /[<&]/;
 
-/**
- * Remembers the parser's answers for short inputs. Both sanitizers are pure functions of their
- * input, and in a file the same short values come back on every row (category and tag names,
- * venue and organizer names and addresses, "Food & Drink"): each is parsed once per run of
- * values, not once per row. Bounded: at most MEMO_ENTRIES inputs of MEMO_CHARS (the map is
- * emptied when full, so a file of all-different values costs a clear now and then, nothing more).
- */
-const MEMO_ENTRIES = 1024;
-const MEMO_CHARS = 200;
-
-function memoized(fn: (s: string) => string): (s: string) => string {
-  const cache = new Map<string, string>();
-  return (s) => {
-    if (s.length > MEMO_CHARS) return fn(s);
-    let out = cache.get(s);
-    if (out === undefined) {
-      out = fn(s);
-      if (cache.size >= MEMO_ENTRIES) cache.clear();
-      cache.set(s, out);
-    }
-    return out;
-  };
-}
+// Both sanitizers are pure functions of their input, and in a file the same short values come back
+// on every row (category and tag names, venue and organizer names and addresses, "Food & Drink"):
+// each is parsed once per run of values, not once per row (memoized: bounded, src/util/memo.ts).
 
 /**
  * What sanitize-html makes of text with no `<` and no `&`, without parsing it: such text is one
