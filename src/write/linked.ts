@@ -52,6 +52,11 @@ export function linkedSlug(kind: LinkedKind, name: string, identity: string): st
   return `${readable}-${shortHash(`${kind}\u0000${identity}`, 8)}`;
 }
 
+/** A venue's or organizer's key in this run's maps (pending links, primed ledger entries). */
+function runKey(kind: LinkedKind, key: string): string {
+  return `${kind}\u0000${key}`;
+}
+
 /**
  * Resolves each distinct venue and organizer once per run to its site id for linking: unchanged
  * ones (same fingerprint in the ledger) cost no request, known ones are updated by id, new ones
@@ -93,14 +98,16 @@ export class LinkedResolver {
   private readonly slugOfDraft = new WeakMap<VenueDraft | OrganizerDraft, string>();
 
   venueSlug(d: VenueDraft): string {
-    let slug = this.slugOfDraft.get(d);
-    if (slug === undefined) this.slugOfDraft.set(d, (slug = d.slug ?? this.keyOf('venues', d.venue, d.identity)));
-    return slug;
+    return this.slugOf(d, () => d.slug ?? this.keyOf('venues', d.venue, d.identity));
   }
 
   organizerSlug(d: OrganizerDraft): string {
+    return this.slugOf(d, () => d.slug ?? this.keyOf('organizers', d.organizer, d.identity));
+  }
+
+  private slugOf(d: VenueDraft | OrganizerDraft, make: () => string): string {
     let slug = this.slugOfDraft.get(d);
-    if (slug === undefined) this.slugOfDraft.set(d, (slug = d.slug ?? this.keyOf('organizers', d.organizer, d.identity)));
+    if (slug === undefined) this.slugOfDraft.set(d, (slug = make()));
     return slug;
   }
 
@@ -158,10 +165,10 @@ export class LinkedResolver {
     // Dry runs too: a listing answers their "would be created or updated" for many items at once.
     if (!index) return;
     const unknown = async (kind: LinkedKind, keys: string[]) => {
-      const fresh = [...new Set(keys)].filter((k) => !this.pending.has(`${kind}\u0000${k}`) && !this.primed.has(`${kind}\u0000${k}`));
+      const fresh = [...new Set(keys)].filter((k) => !this.pending.has(runKey(kind, k)) && !this.primed.has(runKey(kind, k)));
       if (fresh.length < 2) return;
       const known = await this.ledger.getMany(kind, fresh);
-      for (const k of fresh) this.primed.set(`${kind}\u0000${k}`, known.get(k) ?? null);
+      for (const k of fresh) this.primed.set(runKey(kind, k), known.get(k) ?? null);
       await index.linked(kind, fresh.filter((k) => !known.has(k)).length);
     };
     await Promise.all([unknown('venues', venues.map((v) => this.venueSlug(v))), unknown('organizers', organizers.map((o) => this.organizerSlug(o)))]);
@@ -228,16 +235,16 @@ export class LinkedResolver {
   }
 
   private once(kind: LinkedKind, slug: string, fn: () => Promise<Link>): Promise<Link> {
-    return this.pending.get(`${kind}\u0000${slug}`, fn);
+    return this.pending.get(runKey(kind, slug), fn);
   }
 
   /** The link venueLink would give, when it has already resolved in this run; else UNSETTLED. */
   venueLinkNow(d: VenueDraft): Link | typeof UNSETTLED {
-    return this.pending.now(`venues\u0000${this.venueSlug(d)}`);
+    return this.pending.now(runKey('venues', this.venueSlug(d)));
   }
 
   organizerLinkNow(d: OrganizerDraft): Link | typeof UNSETTLED {
-    return this.pending.now(`organizers\u0000${this.organizerSlug(d)}`);
+    return this.pending.now(runKey('organizers', this.organizerSlug(d)));
   }
 
   private reportLinked(report: { add(item: Parameters<RunReport['add']>[0]): void }, kind: LinkedKind, name: string, id: number, slug: string): void {
@@ -303,7 +310,7 @@ export class LinkedResolver {
   }
 
   private async ledgerEntry(kind: LinkedKind, key: string): Promise<LedgerEntry | undefined> {
-    const k = `${kind}\u0000${key}`;
+    const k = runKey(kind, key);
     const primed = this.primed.get(k);
     if (primed === undefined) return (await this.ledger.getMany(kind, [key])).get(key);
     this.primed.delete(k);
