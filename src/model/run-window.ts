@@ -78,7 +78,7 @@ export function windowCovers(w: RunWindow, t: EventTimes): boolean {
   const start = Date.parse(t.start);
   if (t.end === undefined || w.rule === 'local-days') return start >= w.from.getTime() && start <= w.to.getTime();
   const end = Date.parse(t.end);
-  if (w.rule === 'utc-days') return start >= Date.parse(`${first.replace(' ', 'T')}Z`) && end <= Date.parse(`${last.replace(' ', 'T')}Z`);
+  if (w.rule === 'utc-days') return start >= Date.parse(utcIso(first)!) && end <= Date.parse(utcIso(last)!);
   // A zero-length event counts when it starts inside.
   return start < w.to.getTime() && (end > w.from.getTime() || (end === start && start >= w.from.getTime()));
 }
