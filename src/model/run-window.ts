@@ -72,13 +72,19 @@ export function listingRule(site: { timezoneString?: string; gmtOffset?: number 
  * an entry without any start counts as covered.
  */
 export function windowCovers(w: RunWindow, t: EventTimes): boolean {
-  const { first, last } = listingBounds(w);
-  if (w.rule === 'local-days' && t.localStart !== undefined) return t.localStart >= first && (t.localEnd ?? t.localStart) <= last;
+  if (w.rule === 'local-days' && t.localStart !== undefined) {
+    const { first, last } = listingBounds(w);
+    return t.localStart >= first && (t.localEnd ?? t.localStart) <= last;
+  }
   if (t.start === undefined) return true;
   const start = Date.parse(t.start);
   if (t.end === undefined || w.rule === 'local-days') return start >= w.from.getTime() && start <= w.to.getTime();
   const end = Date.parse(t.end);
-  if (w.rule === 'utc-days') return start >= Date.parse(utcIso(first)!) && end <= Date.parse(utcIso(last)!);
+  // The whole-day bounds only for the rules that use them: a retirement tests every entry of a ledger.
+  if (w.rule === 'utc-days') {
+    const { first, last } = listingBounds(w);
+    return start >= Date.parse(utcIso(first)!) && end <= Date.parse(utcIso(last)!);
+  }
   // A zero-length event counts when it starts inside.
   return start < w.to.getTime() && (end > w.from.getTime() || (end === start && start >= w.from.getTime()));
 }

@@ -2,7 +2,7 @@ import type { CalendarClient } from '../api/index.ts';
 import { isGone } from '../api/index.ts';
 import type { Language } from '../model/languages.ts';
 import { mapConcurrent } from '../util/pool.ts';
-import type { Ledger } from './ledger.ts';
+import type { Ledger, LedgerEntry } from './ledger.ts';
 import { recordToBody } from './record-body.ts';
 import type { RunReport } from '../report/report.ts';
 import { CalsyncError } from '../errors/calsync-error.ts';
@@ -13,6 +13,11 @@ export type RetirePolicy = 'keep' | 'draft' | 'trash' | 'delete';
 export interface RetireOptions {
   client: CalendarClient;
   ledger: Ledger;
+  /**
+   * The source's event entries as the ledger holds them now, when the caller has them (SiteWriter:
+   * the snapshot its run primed from, with the run's own writes over it); else read from `ledger`.
+   */
+  entries?: Iterable<readonly [string, LedgerEntry]>;
   report: RunReport;
   lang?: Language;
   policy: RetirePolicy;
@@ -45,6 +50,9 @@ export class MassRetireRefusedError extends CalsyncError {
   }
 }
 
+/** A ledger entry retirement may act on: its slug and the site id the ledger holds for it. */
+type Target = [slug: string, id: number];
+
 /**
  * Applies the retire policy to ledger entries this source wrote that it no longer lists (inside
  * the window) and to cancelled occurrences. Only ledger entries are touched, so records the site
@@ -53,18 +61,12 @@ export class MassRetireRefusedError extends CalsyncError {
 export async function retireVanished(o: RetireOptions): Promise<void> {
   const { ledger, report, policy } = o;
   const maxShare = o.maxShare ?? 0.5;
-  let total = 0;
-  const vanished: [string, number][] = [];
-  const cancelled: [string, number][] = [];
-  for await (const [slug, e] of ledger.entries('events')) {
-    if (o.cancelled.has(slug)) {
-      cancelled.push([slug, e.id]);
-      continue;
-    }
-    if (o.window && !windowCovers(o.window, e)) continue;
-    total++;
-    if (!o.seen.has(slug)) vanished.push([slug, e.id]);
-  }
+  const found = await candidates(o);
+  let { vanished, cancelled } = found;
+  // Entries the caller held rather than read just now: only those the ledger still holds are
+  // touched, by the id it holds now (a run of the same source outside the run lock may have
+  // retired or rewritten some meanwhile). Under the lock this changes nothing.
+  if (o.entries && policy !== 'keep' && vanished.length + cancelled.length > 0) ({ vanished, cancelled } = await stillHeld(ledger, vanished, cancelled));
   const summary = { policy, candidates: vanished.length, retired: 0, failed: 0, refused: false as boolean, reason: undefined as string | undefined };
   report.retire = summary;
   if (policy === 'keep') {
@@ -73,9 +75,9 @@ export async function retireVanished(o: RetireOptions): Promise<void> {
     }
     return;
   }
-  let targets = cancelled;
-  if (vanished.length > 0 && vanished.length > maxShare * total && !o.force) {
-    const err = new MassRetireRefusedError(vanished.length, total, maxShare);
+  let targets: Target[] = cancelled;
+  if (vanished.length > 0 && !o.force && vanished.length > maxShare * found.total()) {
+    const err = new MassRetireRefusedError(vanished.length, found.total(), maxShare);
     summary.refused = true;
     summary.reason = err.message;
   } else {
@@ -110,4 +112,37 @@ export async function retireVanished(o: RetireOptions): Promise<void> {
       }
     }
   });
+}
+
+/**
+ * Cancelled entries, and the entries the window covers that the source no longer lists, with the
+ * number of covered entries (not cancelled) the guard compares them with. The window is applied to
+ * the entries the source still lists only when that total is asked for, that is when something
+ * vanished: an unchanged re-import tests none.
+ */
+async function candidates(o: RetireOptions): Promise<{ vanished: Target[]; cancelled: Target[]; total: () => number }> {
+  const vanished: Target[] = [];
+  const cancelled: Target[] = [];
+  const listed: LedgerEntry[] = [];
+  const covers = (e: LedgerEntry) => !o.window || windowCovers(o.window, e);
+  const sort = (slug: string, e: LedgerEntry): void => {
+    if (o.cancelled.has(slug)) cancelled.push([slug, e.id]);
+    else if (o.seen.has(slug)) listed.push(e);
+    else if (covers(e)) vanished.push([slug, e.id]);
+  };
+  if (o.entries) for (const [slug, e] of o.entries) sort(slug, e);
+  else for await (const [slug, e] of o.ledger.entries('events')) sort(slug, e);
+  let covered: number | undefined;
+  const total = () => (covered ??= vanished.length + listed.filter(covers).length);
+  return { vanished, cancelled, total };
+}
+
+/** The targets the ledger still holds, each with the site id it holds now (one read for all of them). */
+async function stillHeld(ledger: Ledger, vanished: Target[], cancelled: Target[]): Promise<{ vanished: Target[]; cancelled: Target[] }> {
+  const now = await ledger.getMany('events', [...vanished, ...cancelled].map(([slug]) => slug));
+  const held = (list: Target[]): Target[] => list.flatMap(([slug]) => {
+    const e = now.get(slug);
+    return e ? [[slug, e.id] as Target] : [];
+  });
+  return { vanished: held(vanished), cancelled: held(cancelled) };
 }

@@ -115,6 +115,13 @@ export class SiteWriter {
   readonly cancelled = new Set<string>();
   private readonly firstOrigin = new Map<string, Origin>();
   private readonly primed = new Map<string, LedgerEntry | null>();
+  /**
+   * The ledger's event entries as prime() got them (before this run wrote any), and the entries this
+   * run has stored since: together what the ledger holds, so retire() need not read it all again.
+   * Only for a writer that is the one writer of its source meanwhile (an ICS import under its run lock).
+   */
+  private before?: ReadonlyMap<string, LedgerEntry>;
+  private readonly stored = new Map<string, LedgerEntry>();
   /** Event writes in flight, shared by overlapping batches (see Slots). */
   private readonly writeSlots: Slots;
   private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>> & Pick<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>;
@@ -137,6 +144,7 @@ export class SiteWriter {
     const slugs = drafts.map((d) => this.slugOf(d));
     // A snapshot of the whole ledger (ledgerSnapshot), read by the caller earlier, stands for the read.
     const known = snapshot ?? (await this.o.ledger.getMany('events', slugs));
+    this.before = snapshot;
     // Kept for writePlanned: read once, not twice (only this run writes these slugs meanwhile).
     for (const slug of slugs) this.primed.set(slug, known.get(slug) ?? null);
     const unknown = drafts.filter((d) => !known.has(this.slugOf(d)));
@@ -356,14 +364,14 @@ export class SiteWriter {
 
   /** Writes one event; its ledger entry is stored (and the event reported) by a promise left in `recording`. */
   private async writeOne(planned: PlannedWrite, entry: LedgerEntry | undefined, recording: Promise<void>[]): Promise<void> {
-    const { report, client, lang, ledger } = this.o;
+    const { report, client, lang } = this.o;
     let p = planned;
     const base = { kind: 'events' as const, slug: p.slug, origin: p.origin };
     if (entry && entry.fp === p.fp) {
       // Remember the source's newer modified_utc, so the next sync need not render this event
       // again; stored like a write's entry, without holding the request slot.
       if (!this.o.dryRun && p.srcMod !== undefined && (entry.srcMod !== p.srcMod || entry.links !== p.links)) {
-        recording.push(ledger.set('events', p.slug, { ...entry, srcMod: p.srcMod, links: p.links }).then(
+        recording.push(this.store(p.slug, { ...entry, srcMod: p.srcMod, links: p.links }).then(
           () => report.add({ ...base, outcome: 'unchanged', siteId: entry.id }),
           (err: Error) => report.add({ ...base, outcome: 'failed', reason: err.message }),
         ));
@@ -409,7 +417,7 @@ export class SiteWriter {
       const stored = { fp: p.fp, id: record.id, modified: record.modified_utc, ...recordTimes(record), src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() };
       // Stored (and reported) without holding this request slot: the ledger groups its writes
       // over a short window (RedisLedger.set), during which the slot can carry the next event to the site.
-      recording.push(ledger.set('events', p.slug, stored).then(
+      recording.push(this.store(p.slug, stored).then(
         () => report.add({ ...base, outcome: created ? 'created' : 'updated', siteId: record.id, reason }),
         (err: Error) => report.add({ ...base, outcome: 'failed', reason: err.message }),
       ));
@@ -418,10 +426,33 @@ export class SiteWriter {
     }
   }
 
-  /** Retires what this run's source no longer lists (and its cancelled occurrences), see retire.ts. */
+  /** Stores an event's ledger entry; once stored, it is also this run's view of the ledger (see `before`). */
+  private async store(slug: string, entry: LedgerEntry): Promise<void> {
+    await this.o.ledger.set('events', slug, entry);
+    this.stored.set(slug, entry);
+  }
+
+  /** The ledger's event entries now, from prime()'s snapshot and this run's writes; undefined without a snapshot. */
+  private ledgerNow(): Iterable<readonly [string, LedgerEntry]> | undefined {
+    const { before, stored } = this;
+    if (!before) return undefined;
+    return (function* () {
+      for (const entry of before) if (!stored.has(entry[0])) yield entry;
+      yield* stored;
+    })();
+  }
+
+  /**
+   * Retires what this run's source no longer lists (and its cancelled occurrences), see retire.ts.
+   * Primed with a snapshot, it reads the ledger's entries from there and this run's writes instead
+   * of reading the whole ledger again.
+   */
   retire(opts: Pick<RetireOptions, 'policy' | 'window' | 'maxShare' | 'force'>): Promise<void> {
     const o = this.o;
-    return retireVanished({ client: o.client, ledger: o.ledger, report: o.report, lang: o.lang, seen: this.seen, cancelled: this.cancelled, dryRun: o.dryRun, concurrency: o.concurrency, ...opts });
+    return retireVanished({
+      client: o.client, ledger: o.ledger, entries: this.ledgerNow(), report: o.report, lang: o.lang, seen: this.seen, cancelled: this.cancelled,
+      dryRun: o.dryRun, concurrency: o.concurrency, ...opts,
+    });
   }
 
   /**
