@@ -43,6 +43,13 @@ export type TermBody = CategoryCreate;
 
 const text = (s: string | undefined) => (s && s.trim() !== '' ? s : undefined);
 
+/** Ids once each (in order, or sorted); most events link none or one, which need no Set. */
+function uniqueIds(ids: readonly number[], sorted: boolean): number[] {
+  if (ids.length < 2) return ids.slice();
+  const out = [...new Set(ids)];
+  return sorted ? out.sort((a, b) => a - b) : out;
+}
+
 export function eventBody(d: EventDraft, links: EventLinkIds, defaults: { status?: string } = {}): EventBody {
   const body: EventBody = {
     title: d.title,
@@ -58,9 +65,9 @@ export function eventBody(d: EventDraft, links: EventLinkIds, defaults: { status
     hide_from_listings: d.hide_from_listings ?? false,
     sticky: d.sticky ?? false,
     featured: d.featured ?? false,
-    categories: [...new Set(links.categories)].sort((a, b) => a - b),
-    tags: [...new Set(links.tags)].sort((a, b) => a - b),
-    organizer: [...new Set(links.organizers)],
+    categories: uniqueIds(links.categories, true),
+    tags: uniqueIds(links.tags, true),
+    organizer: uniqueIds(links.organizers, false),
   };
   const description = text(d.description);
   if (description) body.description = description;

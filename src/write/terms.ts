@@ -4,6 +4,7 @@ import type { Language } from '../model/languages.ts';
 import type { TermDraft } from '../model/draft.ts';
 import { slugify } from '../model/identity.ts';
 import { nameKey } from '../util/entities.ts';
+import { memoized } from '../util/memo.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import type { Ledger } from './ledger.ts';
 import type { RunReport } from '../report/report.ts';
@@ -14,6 +15,9 @@ export type Taxonomy = 'categories' | 'tags';
 
 /** Term names come back HTML-encoded (`&amp;`); compare on the decoded, case-folded text. */
 export const termKey = nameKey;
+
+/** Every event of a feed names its few terms again (resolvedNow, per event of a re-import): each name is folded once. */
+const cachedTermKey = memoized(termKey);
 
 /**
  * Venue and organizer names come back texturized (`Tom’s “Bar” — A &#038; B` for what was typed
@@ -114,7 +118,7 @@ export class TermResolver {
   }
 
   private keyOf(tax: Taxonomy, d: TermDraft): string {
-    return `${tax}\u0000${d.slug ?? ''}\u0000${termKey(d.name)}`;
+    return `${tax}\u0000${d.slug ?? ''}\u0000${cachedTermKey(d.name)}`;
   }
 
   /** The ids of terms already resolved in this run, as resolveAll gives them; UNSETTLED if any is not yet. */
