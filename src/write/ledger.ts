@@ -52,6 +52,8 @@ export interface Ledger {
    * same one and a re-import finds nothing to change.
    */
   claimName(kind: 'venues' | 'organizers', key: string, name: string): Promise<string>;
+  /** The spellings claimName recorded for these keys (those with one): a recorded spelling never changes. */
+  recordedNames(kind: 'venues' | 'organizers', keys: string[]): Promise<Map<string, string>>;
 }
 
 /**
@@ -188,6 +190,18 @@ export class RedisLedger implements Ledger {
   async size(kind: LedgerKind): Promise<number> {
     return this.redis.hlen(this.key(kind));
   }
+  async recordedNames(kind: 'venues' | 'organizers', keys: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (let i = 0; i < keys.length; i += 1000) {
+      const part = keys.slice(i, i + 1000);
+      const values = await this.redis.hmget(`${this.key(kind)}:names`, ...part);
+      part.forEach((k, j) => {
+        const v = values[j];
+        if (typeof v === 'string') out.set(k, v);
+      });
+    }
+    return out;
+  }
   async claimName(kind: 'venues' | 'organizers', key: string, name: string): Promise<string> {
     const hash = `${this.key(kind)}:names`;
     const res = await this.redis.multi().hsetnx(hash, key, name).hget(hash, key).exec();
@@ -220,6 +234,14 @@ export class MemoryLedger implements Ledger {
     return this.maps[kind].size;
   }
   private readonly names = new Map<string, string>();
+  async recordedNames(kind: 'venues' | 'organizers', keys: string[]) {
+    const out = new Map<string, string>();
+    for (const key of keys) {
+      const name = this.names.get(`${kind}\u0000${key}`);
+      if (name !== undefined) out.set(key, name);
+    }
+    return out;
+  }
   async claimName(kind: 'venues' | 'organizers', key: string, name: string) {
     const k = `${kind}\u0000${key}`;
     if (!this.names.has(k)) this.names.set(k, name);

@@ -73,6 +73,8 @@ export class LinkedResolver {
    * organizer (only this run writes these keys meanwhile, as for SiteWriter's primed events).
    */
   private readonly primed = new Map<string, LedgerEntry | null>();
+  /** Spellings the ledger had recorded for the keys prime() read (runKey): final, so no claim is needed for them. */
+  private readonly recorded = new Map<string, string>();
   private dryRunIds = -1;
 
   constructor(client: CalendarClient, ledger: Ledger, opts: LinkedResolverOptions) {
@@ -167,8 +169,9 @@ export class LinkedResolver {
     const unknown = async (kind: LinkedKind, keys: string[]) => {
       const fresh = [...new Set(keys)].filter((k) => !this.pending.has(runKey(kind, k)) && !this.primed.has(runKey(kind, k)));
       if (fresh.length < 2) return;
-      const known = await this.ledger.getMany(kind, fresh);
+      const [known, names] = await Promise.all([this.ledger.getMany(kind, fresh), this.opts.dryRun ? new Map<string, string>() : this.ledger.recordedNames(kind, fresh)]);
       for (const k of fresh) this.primed.set(runKey(kind, k), known.get(k) ?? null);
+      for (const [k, name] of names) this.recorded.set(runKey(kind, k), name);
       await index.linked(kind, fresh.filter((k) => !known.has(k)).length);
     };
     await Promise.all([unknown('venues', venues.map((v) => this.venueSlug(v))), unknown('organizers', organizers.map((o) => this.organizerSlug(o)))]);
@@ -230,7 +233,8 @@ export class LinkedResolver {
    */
   private async spelling(kind: LinkedKind, key: string, name: string): Promise<string> {
     if (this.opts.dryRun) return name; // a dry run records nothing
-    const recorded = await this.ledger.claimName(kind, key, name);
+    // Read ahead by prime() for a re-import's every venue and organizer: one read instead of a claim each.
+    const recorded = this.recorded.get(runKey(kind, key)) ?? (await this.ledger.claimName(kind, key, name));
     return termKey(recorded) === termKey(name) ? recorded : name;
   }
 

@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventDraft, Normalized, OrganizerDraft, VenueDraft } from '../../src/model/draft.ts';
 import { SiteWriter } from '../../src/write/writer.ts';
 import { ledgerSnapshot, MemoryLedger, type Ledger } from '../../src/write/ledger.ts';
@@ -83,6 +83,29 @@ describe('re-import change detection', () => {
     const report = await run(env, ledger, items);
     // The odd events link North Hall: their link ids changed, so they are written.
     expect(report.counts.events).toMatchObject({ updated: 6, unchanged: 6 });
+  });
+});
+
+describe('re-import of venues and organizers', () => {
+  it('reads the spellings recorded for its venues and organizers in one go instead of claiming each; a new one is still claimed', async () => {
+    const env = await testSite();
+    try {
+      const ledger = new MemoryLedger();
+      // Two venues and two organizers (a single one is not read ahead: LinkedResolver.prime).
+      const items = Array.from({ length: 12 }, (_, i) => draft(i, { organizers: [org(i % 3 ? 'Alpha Org' : 'Beta Org')] }));
+      await run(env, ledger, items);
+      const claims = vi.spyOn(ledger, 'claimName');
+      env.sandbox.resetStats();
+      expect((await run(env, ledger, items)).counts.events).toMatchObject({ unchanged: 12 });
+      expect(claims).not.toHaveBeenCalled();
+      expect(env.sandbox.stats().writes).toBe(0);
+      // A venue the ledger has no spelling for yet is claimed as before (and only that one).
+      const withNew = [...items, draft(12, { venue: hall('West Hall') }), draft(13, { venue: hall('West Hall') })];
+      expect((await run(env, ledger, withNew)).counts.events).toMatchObject({ unchanged: 12, created: 2 });
+      expect(claims.mock.calls.map(([kind, , name]) => `${kind}:${name}`)).toEqual(['venues:West Hall']);
+    } finally {
+      await env.close();
+    }
   });
 });
 
