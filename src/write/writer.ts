@@ -429,7 +429,7 @@ export class SiteWriter {
   /** Stores an event's ledger entry; once stored, it is also this run's view of the ledger (see `before`). */
   private async store(slug: string, entry: LedgerEntry): Promise<void> {
     await this.o.ledger.set('events', slug, entry);
-    this.stored.set(slug, entry);
+    if (this.before) this.stored.set(slug, entry);
   }
 
   /** The ledger's event entries now, from prime()'s snapshot and this run's writes; undefined without a snapshot. */
