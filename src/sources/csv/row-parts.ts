@@ -25,21 +25,17 @@ interface Part {
   errors: readonly string[];
 }
 
-interface PartTable {
+export interface PartTable {
   /** The columns of the part's fields that this file has. */
   columns: number[];
   parts: Map<string, Part>;
 }
 
-const TABLES = new WeakMap<RowContext, Map<string, PartTable>>();
-
 function tableOf(ctx: RowContext, name: string, fields: readonly string[]): PartTable {
-  let tables = TABLES.get(ctx);
-  if (!tables) TABLES.set(ctx, (tables = new Map()));
-  let table = tables.get(name);
+  let table = ctx.parts.get(name);
   if (!table) {
     const columns = fields.flatMap((f) => (ctx.colOf[f] === undefined ? [] : [ctx.colOf[f]]));
-    tables.set(name, (table = { columns, parts: new Map() }));
+    ctx.parts.set(name, (table = { columns, parts: new Map() }));
   }
   return table;
 }
