@@ -97,17 +97,24 @@ function terms(row: EventRow, field: 'categories' | 'tags'): TermDraft[] {
 
 const VENUE_COLUMNS = ['venue', ...VENUE_DETAILS] as const satisfies readonly EventField[];
 const ORGANIZER_COLUMNS = ['organizer', ...ORGANIZER_DETAILS] as const satisfies readonly EventField[];
+const CATEGORY_COLUMNS = ['categories'] as const satisfies readonly EventField[];
+const TAG_COLUMNS = ['tags'] as const satisfies readonly EventField[];
 
 /**
  * The parts rows repeat, cleaned (src/model/clean.ts) and built once per distinct cells
  * (row-parts.ts): a venue whose name was nothing but markup is no venue, organizers likewise.
  */
+const categories = (row: EventRow): TermDraft[] => terms(row, 'categories');
+const tags = (row: EventRow): TermDraft[] => terms(row, 'tags');
+const cleanedVenue = (row: EventRow): VenueDraft | undefined => cleanVenue(eventVenue(row));
+const cleanedOrganizers = (row: EventRow): OrganizerDraft[] =>
+  eventOrganizers(row).map((o) => cleanOrganizer(o)).filter((o): o is OrganizerDraft => o !== undefined);
+
 const PARTS = {
-  categories: (row: EventRow) => sharedPart(row, 'categories', ['categories'], (r) => terms(r, 'categories')),
-  tags: (row: EventRow) => sharedPart(row, 'tags', ['tags'], (r) => terms(r, 'tags')),
-  venue: (row: EventRow) => sharedPart(row, 'venue', VENUE_COLUMNS, (r) => cleanVenue(eventVenue(r))),
-  organizers: (row: EventRow) =>
-    sharedPart(row, 'organizers', ORGANIZER_COLUMNS, (r) => eventOrganizers(r).map((o) => cleanOrganizer(o)).filter((o): o is OrganizerDraft => o !== undefined)),
+  categories: (row: EventRow) => sharedPart(row, 'categories', CATEGORY_COLUMNS, categories),
+  tags: (row: EventRow) => sharedPart(row, 'tags', TAG_COLUMNS, tags),
+  venue: (row: EventRow) => sharedPart(row, 'venue', VENUE_COLUMNS, cleanedVenue),
+  organizers: (row: EventRow) => sharedPart(row, 'organizers', ORGANIZER_COLUMNS, cleanedOrganizers),
 };
 
 export function eventFields(row: EventRow, key: string | undefined, line: number): Record<string, unknown> | undefined {
