@@ -34,7 +34,10 @@ export interface PartTable {
 function tableOf(ctx: RowContext, name: string, fields: readonly string[]): PartTable {
   let table = ctx.parts.get(name);
   if (!table) {
-    const columns = fields.flatMap((f) => (ctx.colOf[f] === undefined ? [] : [ctx.colOf[f]]));
+    const columns = fields.flatMap((f) => {
+      const c = ctx.colOf.get(f);
+      return c === undefined ? [] : [c];
+    });
     ctx.parts.set(name, (table = { columns, parts: new Map() }));
   }
   return table;

@@ -28,16 +28,16 @@ export interface RowContext {
   status?: string;
   keyIndex?: number;
   delimiter: string;
-  /** field → first column index holding it. */
-  colOf: Record<string, number>;
+  /** field → first column index holding it (a Map: an object keyed by a file's fields is a dictionary, read at half the speed). */
+  colOf: Map<string, number>;
   /** The parts rows repeat, per part (row-parts.ts): kept for one file, as the labels in their messages are its own. */
   parts: Map<string, PartTable>;
 }
 
 export function makeRowContext(base: Omit<RowContext, 'colOf' | 'parts'>): RowContext {
-  const colOf: Record<string, number> = {};
+  const colOf = new Map<string, number>();
   base.fields.forEach((f, i) => {
-    if (f && colOf[f] === undefined) colOf[f] = i;
+    if (f && !colOf.has(f)) colOf.set(f, i);
   });
   return { ...base, colOf, parts: new Map() };
 }
@@ -54,14 +54,14 @@ export class Row<F extends string> {
   }
 
   has(field: F): boolean {
-    return this.ctx.colOf[field] !== undefined;
+    return this.ctx.colOf.has(field);
   }
   get(field: F): string {
-    const i = this.ctx.colOf[field];
+    const i = this.ctx.colOf.get(field);
     return i === undefined ? '' : (this.cells[i] ?? '').trim();
   }
   label(field: F): string {
-    const i = this.ctx.colOf[field];
+    const i = this.ctx.colOf.get(field);
     return i === undefined ? field : this.ctx.labels[i]!;
   }
   fail(field: F, what: string): undefined {
