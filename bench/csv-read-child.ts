@@ -17,9 +17,14 @@ if (!file) {
 }
 const open = () => createReadStream(file);
 const opts: CsvOptions = { kind: 'events', sourceKey: 'bench', sourceName: 'rows.csv', defaultTimezone: 'UTC' };
+const cpu0 = process.cpuUsage();
 const t = performance.now();
 const inspection = await inspectCsv(open, opts);
 let ok = 0;
 for await (const item of readCsv(open, opts, inspection)) if (item.result.ok) ok++;
 const ms = performance.now() - t;
-console.log(JSON.stringify({ rows, ok, ms: round(ms, 0), rowsPerSec: round(rows / (ms / 1000), 0), rss: peakRssMiB() }));
+const cpu = process.cpuUsage(cpu0);
+// CPU per row (this process' user + system time, GC and compiler threads included): on a shared
+// machine it moves far less than rows/s with the load other processes put on the cores.
+const cpuUsPerRow = round((cpu.user + cpu.system) / rows, 2);
+console.log(JSON.stringify({ rows, ok, ms: round(ms, 0), rowsPerSec: round(rows / (ms / 1000), 0), cpuUsPerRow, rss: peakRssMiB() }));

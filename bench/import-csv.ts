@@ -48,13 +48,20 @@ export async function runCsvReadBench(opts: { small?: number; large?: number } =
   const read = async (rows: number) => {
     const file = path.join(dir, `rows-${rows}.csv`);
     await writeEventsCsv(file, { rows, seed: 5 }); // here, not in the measured process
-    return inChild<{ rowsPerSec: number; rss: number }>('./csv-read-child.ts', [String(rows), file]);
+    return inChild<{ rowsPerSec: number; cpuUsPerRow: number; rss: number }>('./csv-read-child.ts', [String(rows), file]);
   };
   const a = await read(small);
   const b = await read(large);
   return [
     { name: `CSV validate+normalize, ${small / 1000}k rows`, figure: a.rowsPerSec, unit: 'rows/s' },
     { name: `CSV validate+normalize, ${large / 1000}k rows`, figure: b.rowsPerSec, unit: 'rows/s', reference: `${small / 1000}k rows`, ratio: round(b.rowsPerSec / a.rowsPerSec, 2) },
+    {
+      name: `CSV validate+normalize, ${large / 1000}k rows: CPU per row`,
+      figure: b.cpuUsPerRow,
+      unit: 'µs',
+      reference: `wall ${round(1e6 / b.rowsPerSec, 1)} µs/row (ratio: cores busy); ${small / 1000}k rows ${a.cpuUsPerRow} µs CPU/row`,
+      ratio: round((b.cpuUsPerRow * b.rowsPerSec) / 1e6, 2),
+    },
     { name: `CSV read peak RSS, ${large / 1000}k rows`, figure: b.rss, unit: 'MiB', reference: `${small / 1000}k rows: ${a.rss} MiB`, ratio: round(b.rss / a.rss, 2) },
   ];
 }

@@ -238,6 +238,28 @@ describe('chunking does not change the records', () => {
     expect(lastLine).toBe(text.split(/\r\n|\n|\r/).length);
   });
 
+  it('rows whose text holds a line break other than their terminator are counted from their fields (parse.ts skips the count only for the others)', async () => {
+    const { openRecords } = await import('../../src/sources/csv/parse.ts');
+    const cases: [string, string, number[]][] = [
+      // a stray CR in an LF file (unquoted), and a CR between a closing quote and the LF
+      ['Title,Start Date,Description\nA,2024-01-01,pl\rain\nB,2024-01-02,"q"\r\nC,2024-01-03,x\n', 'LF', [1, 2, 4, 5]],
+      // a stray LF in a CRLF file (unquoted), then a quoted CRLF
+      ['Title,Start Date,Description\r\nA,2024-01-01,pl\nain\r\nB,2024-01-02,"two\r\nlines"\r\nC,2024-01-03,x\r\n', 'CRLF', [1, 2, 4, 6]],
+      // the last row has no terminator but line breaks of its own
+      ['Title,Start Date,Description\nA,2024-01-01,x\nB,2024-01-02,"no\nfinal\r\nnewline"', 'no final newline', [1, 2, 3]],
+      // CR-only file with a quoted LF
+      ['Title,Start Date,Description\rA,2024-01-01,"a\nb"\rB,2024-01-02,x\r', 'CR', [1, 2, 4]],
+    ];
+    for (const [text, name, lines] of cases) {
+      for (const size of [1, 5, 1 << 20]) {
+        const rs = await openRecords(bytesOpen(text, size)());
+        const got: number[] = [];
+        for await (const r of rs.records) got.push(r.line);
+        expect(got, `${name}, chunks of ${size}`).toEqual(lines);
+      }
+    }
+  });
+
   it('an inspection that went through JSON (e.g. job data), even without `fields`, reads the same', async () => {
     const { inspectCsv: inspect } = await import('../../src/sources/csv/index.ts');
     const text = 'Event Name,Event Start Date,Notes\nA,03/25/2024,x\nB,03/26/2024,y\n';

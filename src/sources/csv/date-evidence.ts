@@ -1,3 +1,4 @@
+import { memoized } from '../../util/memo.ts';
 import { ORDER_FORMAT, numericDateParts } from './dates.ts';
 import { CsvRefusedError } from './errors.ts';
 
@@ -14,6 +15,12 @@ interface Example {
   value: string;
 }
 
+/** A file's dates repeat from row to row: each distinct cell is read once (results frozen: shared). */
+const partsOf = memoized((value: string) => {
+  const parts = numericDateParts(value);
+  return parts && Object.freeze(parts);
+});
+
 export class DateEvidence {
   private dayFirst?: Example;
   private monthFirst?: Example;
@@ -21,7 +28,7 @@ export class DateEvidence {
   private numeric = 0;
 
   add(value: string, line: number): void {
-    const parts = value ? numericDateParts(value) : undefined;
+    const parts = value ? partsOf(value) : undefined;
     if (!parts) return;
     this.numeric++;
     const { first: a, second: b } = parts;

@@ -214,7 +214,9 @@ function readTime(cell: string): Parsed<{ time: HMS; offsetMinutes?: number }> {
   return { ok: false, reason: `'${v}' is not a time` };
 }
 
-const p2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
+/** Two-digit numbers as written in wall times, made once (a wall time is written twice per row). */
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => (n < 10 ? `0${n}` : `${n}`));
+const p2 = (n: number): string => TWO_DIGITS[n] ?? (n < 10 ? `0${n}` : `${n}`);
 const p4 = (n: number): string => (n >= 1000 ? `${n}` : String(n).padStart(4, '0'));
 
 export function formatWall(date: YMD, time: HMS): string {

@@ -48,6 +48,7 @@ export interface EventDates {
 
 const MIDNIGHT: HMS = { h: 0, mi: 0, s: 0 };
 const END_OF_DAY: HMS = { h: 23, mi: 59, s: 59 };
+const NO_DATE: YMD = Object.freeze({ y: 0, m: 0, d: 0 });
 
 function withOffset(offsetMinutes: number | undefined): { offsetMinutes?: number } {
   return offsetMinutes !== undefined ? { offsetMinutes } : {};
@@ -71,11 +72,12 @@ function readEndpoint(row: EventRow, dateField: EventField, timeField: EventFiel
     time = t.value.time;
     if (t.value.offsetMinutes !== undefined) offsetMinutes = t.value.offsetMinutes;
   }
-  if (!date) {
-    // A time with no date: only meaningful for the end (same day as the start).
-    return time ? { date: { y: 0, m: 0, d: 0 }, time, ...withOffset(offsetMinutes) } : undefined;
-  }
-  return { date: date.date, ...(time ? { time } : {}), ...withOffset(offsetMinutes) };
+  // A time with no date: only meaningful for the end (same day as the start).
+  if (!date && !time) return undefined;
+  const point: Endpoint = { date: date ? date.date : NO_DATE };
+  if (time) point.time = time;
+  if (offsetMinutes !== undefined) point.offsetMinutes = offsetMinutes;
+  return point;
 }
 
 /** An endpoint with its own offset → wall time in the row's zone. */

@@ -1,8 +1,9 @@
 import type { OrganizerDraft, TermDraft, VenueDraft } from '../../model/draft.ts';
-import { cleanEvent } from '../../model/clean.ts';
+import { cleanEvent, cleanOrganizer, cleanTerms, cleanVenue } from '../../model/clean.ts';
 import { eventDates } from './event-dates.ts';
 import type { EventField } from './fields.ts';
 import { compact, joinAddress, normalizeName, splitTerms, uniqueNames, type Row } from './row.ts';
+import { sharedPart } from './row-parts.ts';
 import { parseZone } from './zones.ts';
 
 /**
@@ -91,8 +92,30 @@ function eventOrganizers(row: EventRow): OrganizerDraft[] {
 }
 
 function terms(row: EventRow, field: 'categories' | 'tags'): TermDraft[] {
-  return splitTerms(row.get(field), row.ctx.delimiter).map((name) => ({ name }));
+  return cleanTerms(splitTerms(row.get(field), row.ctx.delimiter).map((name) => ({ name })));
 }
+
+const VENUE_COLUMNS = ['venue', ...VENUE_DETAILS] as const satisfies readonly EventField[];
+const ORGANIZER_COLUMNS = ['organizer', ...ORGANIZER_DETAILS] as const satisfies readonly EventField[];
+const CATEGORY_COLUMNS = ['categories'] as const satisfies readonly EventField[];
+const TAG_COLUMNS = ['tags'] as const satisfies readonly EventField[];
+
+/**
+ * The parts rows repeat, cleaned (src/model/clean.ts) and built once per distinct cells
+ * (row-parts.ts): a venue whose name was nothing but markup is no venue, organizers likewise.
+ */
+const categories = (row: EventRow): TermDraft[] => terms(row, 'categories');
+const tags = (row: EventRow): TermDraft[] => terms(row, 'tags');
+const cleanedVenue = (row: EventRow): VenueDraft | undefined => cleanVenue(eventVenue(row));
+const cleanedOrganizers = (row: EventRow): OrganizerDraft[] =>
+  eventOrganizers(row).map((o) => cleanOrganizer(o)).filter((o): o is OrganizerDraft => o !== undefined);
+
+const PARTS = {
+  categories: (row: EventRow) => sharedPart(row, 'categories', CATEGORY_COLUMNS, categories),
+  tags: (row: EventRow) => sharedPart(row, 'tags', TAG_COLUMNS, tags),
+  venue: (row: EventRow) => sharedPart(row, 'venue', VENUE_COLUMNS, cleanedVenue),
+  organizers: (row: EventRow) => sharedPart(row, 'organizers', ORGANIZER_COLUMNS, cleanedOrganizers),
+};
 
 export function eventFields(row: EventRow, key: string | undefined, line: number): Record<string, unknown> | undefined {
   const { ctx } = row;
@@ -104,12 +127,13 @@ export function eventFields(row: EventRow, key: string | undefined, line: number
   const dates = eventDates(row, timezone);
   const { status: rowStatus, cancelled } = row.postStatus('status');
   const isPrivate = row.bool('private');
-  // Markup and entities are cleaned once, for the whole draft (src/model/clean.ts); the identity
-  // keeps the title as written so slugs stay what they were. A row without a zone is identified by
-  // its wall time alone, whatever zone it is read in (the site's, or --default-tz), so correcting
-  // the zone moves the events instead of duplicating them; its marker stays `UTC`, the default
-  // these rows had before, so their slugs do not change.
-  const draft = cleanEvent(compact({
+  // Markup and entities are cleaned once, for the whole draft (src/model/clean.ts; the shared parts
+  // come cleaned); the identity keeps the title as written so slugs stay what they were. A row
+  // without a zone is identified by its wall time alone, whatever zone it is read in (the site's,
+  // or --default-tz), so correcting the zone moves the events instead of duplicating them; its
+  // marker stays `UTC`, the default these rows had before, so their slugs do not change.
+  // Problems are found in the order the fields are listed (a row's reason lists them so).
+  const draft: Record<string, unknown> = cleanEvent(compact({
     identity: key !== undefined ? `key:${key}` : dates && title ? `${title}|${dates.start_date}|${(zone.ok && zone.value) || 'UTC'}` : '',
     title,
     description: row.text('description'),
@@ -127,14 +151,15 @@ export function eventFields(row: EventRow, key: string | undefined, line: number
     hide_from_listings: row.bool('hide_from_listings'),
     sticky: row.bool('sticky'),
     featured: row.bool('featured'),
-    categories: terms(row, 'categories'),
-    tags: terms(row, 'tags'),
-    venue: eventVenue(row),
-    organizers: eventOrganizers(row),
     cancelled: cancelled ?? false,
     slug: row.text('slug'),
     origin: { source: ctx.sourceName, line },
   }));
+  draft.categories = PARTS.categories(row);
+  draft.tags = PARTS.tags(row);
+  const venue = PARTS.venue(row);
+  if (venue) draft.venue = venue;
+  draft.organizers = PARTS.organizers(row);
   if (title && !draft.title) row.fail('title', 'has no text once markup is removed (a title is required)');
   return row.errors.length ? undefined : draft;
 }

@@ -105,23 +105,72 @@ async function* textOf(decoded: DecodedText, dialect: Dialect): AsyncGenerator<s
   }
 }
 
-type ParseResult = { data: string[][]; meta: { cursor: number } };
+type StepResult = { data: string[][]; meta: { cursor: number } };
+type ParseResult = { meta: { cursor: number } };
+
+/** Position of `ch` at or after `from` in `text`, or the text's length. */
+function nextAt(text: string, ch: string, from: number): number {
+  const at = text.indexOf(ch, from);
+  return at === -1 ? text.length : at;
+}
+
+/**
+ * Text → records numbered by physical line, papaparse in step mode: the step hands over each row
+ * with the cursor just past it, so a row whose text holds no line break before its own terminator
+ * has none in its fields either (fields are that text less quotes), and its lines are not counted.
+ * Only the other rows (a quoted line break, a stray `\r`) go through countLineBreaks: checking
+ * every field of every row cost as much as papaparse's own parsing (profiled, bench/csv-read-child.ts).
+ */
+class LineNumberedParser {
+  private readonly parser: Papa.Parser;
+  private readonly newlineLength: number;
+  private line = 1;
+  private text = '';
+  private from = 0; // where the current row starts in `text`
+  // The first `\n` and the first `\r` at or after `from`, each found again only once passed (a
+  // file without `\r` is searched for it once per text, not once per row).
+  private lfAt = 0;
+  private crAt = 0;
+  private terminated = true; // rows end in a line break (false for the very last one)
+  private out: RawRecord[] = [];
+
+  constructor(dialect: { delimiter: string; newline: Newline }) {
+    this.newlineLength = dialect.newline.length;
+    this.parser = new Papa.Parser({ delimiter: dialect.delimiter, newline: dialect.newline, quoteChar: '"', step: (r: StepResult) => this.row(r) });
+  }
+
+  private row(r: StepResult): void {
+    const fields = r.data[0]!;
+    const end = r.meta.cursor;
+    if (this.lfAt < this.from) this.lfAt = nextAt(this.text, '\n', this.from);
+    if (this.crAt < this.from) this.crAt = nextAt(this.text, '\r', this.from);
+    const clean = this.terminated && Math.min(this.lfAt, this.crAt) >= end - this.newlineLength;
+    this.out.push({ line: this.line, fields });
+    this.line += clean ? 1 : 1 + countLineBreaks(fields);
+    this.from = end;
+  }
+
+  /** Records of `text`; with `whole` false, the incomplete last row is left out. Returns them and the cursor past the last one. */
+  parse(text: string, whole: boolean): { records: RawRecord[]; cursor: number } {
+    this.text = text;
+    this.from = 0;
+    this.lfAt = -1;
+    this.crAt = -1;
+    this.terminated = !whole;
+    this.out = [];
+    const { cursor } = (this.parser.parse(text, 0, !whole) as ParseResult).meta;
+    const records = this.out;
+    this.out = [];
+    this.text = '';
+    return { records, cursor };
+  }
+}
 
 /** Text → batches of records, numbering physical lines (see the header comment). */
 async function* batchesOf(text: AsyncIterable<string>, dialect: Dialect): AsyncGenerator<RawRecord[], void, undefined> {
-  const parser = new Papa.Parser({ delimiter: dialect.delimiter, newline: dialect.newline, quoteChar: '"' });
-  let line = 1;
+  const parser = new LineNumberedParser(dialect);
   let tail = ''; // the incomplete last row of the text parsed so far
   let pending = '';
-  function emit(rows: string[][]): RawRecord[] {
-    const out: RawRecord[] = new Array(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const fields = rows[i]!;
-      out[i] = { line, fields };
-      line += 1 + countLineBreaks(fields);
-    }
-    return out;
-  }
   for await (const chunk of text) {
     pending += chunk;
     // Parse once enough new text has arrived to outweigh re-scanning the tail: keeps tiny chunks
@@ -129,17 +178,17 @@ async function* batchesOf(text: AsyncIterable<string>, dialect: Dialect): AsyncG
     if (pending.length < MIN_PARSE_CHARS || pending.length < tail.length) continue;
     const input = tail + pending;
     pending = '';
-    const result = parser.parse(input, 0, true) as ParseResult;
-    tail = input.slice(result.meta.cursor);
-    if (result.data.length) yield emit(result.data);
+    const { records, cursor } = parser.parse(input, false);
+    tail = input.slice(cursor);
+    if (records.length) yield records;
   }
   // The end: complete rows first, then the last row without a final line break (parsing all of
   // it as the last chunk would turn a final line break into an extra empty record).
   const rest = tail + pending;
-  const result = parser.parse(rest, 0, true) as ParseResult;
-  if (result.data.length) yield emit(result.data);
-  const last = rest.slice(result.meta.cursor);
-  if (last) yield emit((parser.parse(last, 0, false) as ParseResult).data);
+  const { records, cursor } = parser.parse(rest, false);
+  if (records.length) yield records;
+  const last = rest.slice(cursor);
+  if (last) yield parser.parse(last, true).records;
 }
 
 async function* recordsOf(batches: AsyncGenerator<RawRecord[], void, undefined>): AsyncGenerator<RawRecord, void, undefined> {

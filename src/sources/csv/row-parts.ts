@@ -1,0 +1,83 @@
+import type { Row, RowContext } from './row.ts';
+
+/**
+ * Parts of a row that many rows repeat, built once per distinct cells they read, per file. A file
+ * names the same few venues, organizers and categories on row after row, and building one (split,
+ * clean, check its links, compact) cost more than a third of an event row's time (profiled on
+ * bench/csv-read-child.ts); looking it up costs a key and a Map read.
+ *
+ * A part is its value and the problems found building it: a row that repeats the cells gets the
+ * same value and the same problems, added to its own in the order they were found, so its reason
+ * reads exactly as if the part had been built for it. That holds because a builder reads nothing
+ * but the cells of the fields it is registered with (and the file's labels, fixed per file).
+ * Values are shared between rows, so they are frozen; the draft schemas build each row's draft
+ * afresh from them (zod's output is never its input: src/sources/csv/checks.ts).
+ *
+ * Bounded like src/util/memo.ts: at most MAX_PARTS per part (then cleared), and cells longer than
+ * MAX_KEY_CHARS together are never kept.
+ */
+
+const MAX_PARTS = 1024;
+const MAX_KEY_CHARS = 400;
+
+interface Part {
+  value: unknown;
+  errors: readonly string[];
+}
+
+export interface PartTable {
+  /** The columns of the part's fields that this file has. */
+  columns: number[];
+  parts: Map<string, Part>;
+}
+
+function tableOf(ctx: RowContext, name: string, fields: readonly string[]): PartTable {
+  let table = ctx.parts.get(name);
+  if (!table) {
+    const columns = fields.flatMap((f) => {
+      const c = ctx.colOf.get(f);
+      return c === undefined ? [] : [c];
+    });
+    ctx.parts.set(name, (table = { columns, parts: new Map() }));
+  }
+  return table;
+}
+
+/** The cells as one exact key (each prefixed by its length, so no two lists of cells share one). */
+function keyOf(cells: readonly string[], columns: number[]): string {
+  if (columns.length === 1) return cells[columns[0]!] ?? '';
+  let key = '';
+  for (const c of columns) {
+    const cell = cells[c] ?? '';
+    key += `${cell.length}:${cell}`;
+  }
+  return key;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * `build(row)`, or the part it gave for a row with the same cells in `fields` (see the header).
+ * `name` names the part; a builder must read no cell outside `fields`.
+ */
+export function sharedPart<F extends string, T>(row: Row<F>, name: string, fields: readonly F[], build: (row: Row<F>) => T): T {
+  const table = tableOf(row.ctx, name, fields);
+  const key = keyOf(row.cells, table.columns);
+  if (key.length > MAX_KEY_CHARS) return build(row);
+  const known = table.parts.get(key);
+  if (known) {
+    for (const e of known.errors) row.errors.push(e);
+    return known.value as T;
+  }
+  const before = row.errors.length;
+  const value = deepFreeze(build(row));
+  if (table.parts.size >= MAX_PARTS) table.parts.clear();
+  table.parts.set(key, { value, errors: row.errors.slice(before) });
+  return value;
+}
