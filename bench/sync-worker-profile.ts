@@ -10,17 +10,14 @@ import { bullConnection } from '../src/queue/connection.ts';
 import { startWorkers } from '../src/queue/worker.ts';
 import type { ReportJson } from '../src/report/report.ts';
 import { createLogger } from '../src/util/log.ts';
-import { waitFor } from '../test/support/worker-process.ts';
+import { waitForFinish } from '../test/support/worker-process.ts';
 import { benchRedis, PASSWORD, sandboxProcess, USER } from './env.ts';
 import { seedSource } from './sync.ts';
 
 const events = Number(process.argv[2] ?? 2000);
 const latency = Number(process.argv[3] ?? 50);
 const args = latency ? ['--latency-ms', String(latency)] : [];
-const cpuMs = (from?: NodeJS.CpuUsage) => {
-  const u = process.cpuUsage(from);
-  return (u.user + u.system) / 1000;
-};
+const cpuMs = (to: NodeJS.CpuUsage, from: NodeJS.CpuUsage) => (to.user - from.user + to.system - from.system) / 1000;
 
 const src = await sandboxProcess(args);
 const dst = await sandboxProcess(args);
@@ -39,25 +36,31 @@ try {
   const prefix = `swp${Date.now()}`;
   const workers = await startWorkers({ config, redisUrl: redis.url, jobs: JOBS, log: createLogger({ level: 'warn' }), prefix, queues: ['sync'] });
   const queue = new Queue('sync', { connection: bullConnection(redis.url), prefix });
+  // The CPU used when the planner ends, read as this process's worker completes it (polling the
+  // queue from this process would add its own Redis round trips to the figure).
+  let planEnd: { at: number; cpu: NodeJS.CpuUsage; mark: bigint } | undefined;
+  for (const w of workers.workers) w.on('completed', (job) => {
+    if (job.name === 'sync-site') planEnd = { at: performance.now(), cpu: process.cpuUsage(), mark: process.hrtime.bigint() / 1000n };
+  });
   for (const label of ['first', 'resync']) {
+    planEnd = undefined;
     const t = performance.now();
     const cpu0 = process.cpuUsage();
     const planner = await queue.add('sync-site', { sync: 'bench' });
-    // Polled (20 ms) rather than awaited, to read the CPU used when the planner ends.
-    const plan = await waitFor('the plan', async () => (await queue.getJob(planner.id as string))?.returnvalue as { finishJobId: string } | undefined, 600_000, 20);
-    const planCpu = cpuMs(cpu0);
-    const planMs = performance.now() - t;
-    const cpu1 = process.cpuUsage();
-    const finish = await waitFor('the finish', async () => {
-      const j = await queue.getJob(plan.finishJobId);
-      return j?.finishedOn ? j : undefined;
-    }, 600_000, 20);
-    const writeCpu = cpuMs(cpu1);
+    const finish = await waitForFinish(queue, planner, 600_000, 500);
+    const end = process.cpuUsage();
     const ms = performance.now() - t;
+    const split = planEnd as { at: number; cpu: NodeJS.CpuUsage; mark: bigint } | undefined;
+    if (!split) throw new Error('the planner completed without this process seeing it');
+    const planCpu = cpuMs(split.cpu, cpu0);
+    const writeCpu = cpuMs(end, split.cpu);
     const counts = (finish.returnvalue as ReportJson).counts.events;
     const written = counts.created + counts.updated;
-    console.log(`${label}: ${Math.round(ms)} ms (plan ${Math.round(planMs)} ms), CPU ${Math.round(planCpu + writeCpu)} ms: plan ${Math.round(planCpu)} ms, rest ${Math.round(writeCpu)} ms` +
+    const sys = (end.system - split.cpu.system) / 1000;
+    console.log(`${label}: ${Math.round(ms)} ms (plan ${Math.round(split.at - t)} ms), CPU ${Math.round(planCpu + writeCpu)} ms: plan ${Math.round(planCpu)} ms, rest ${Math.round(writeCpu)} ms (system ${Math.round(sys)} ms)` +
       `${written ? ` = ${Math.round((writeCpu * 1000) / written)} µs per written event` : ''}; ${JSON.stringify(counts)}`);
+    // The write phase on the monotonic clock in µs, the clock of a .cpuprofile's sample times.
+    if (process.env.SWP_MARKS) console.log(`${label} write phase (monotonic µs): ${split.mark} ${process.hrtime.bigint() / 1000n}`);
   }
   await queue.close();
   await workers.close();

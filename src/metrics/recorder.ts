@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { memoized } from '../util/memo.ts';
 
 /**
  * Workers run in many processes (and machines) while one `calsync serve` answers /metrics, so
@@ -34,6 +35,17 @@ export function parseField(field: string): { name: string; labels: Record<string
   return { name: name as string, labels };
 }
 
+/**
+ * fieldOf, remembered: a worker counts the same few fields (site, method, status) for every
+ * request. The key is the name and the labels as given, joined by NULs, and spells them back.
+ */
+const fieldByKey = memoized((key: string): string => {
+  const [name = '', ...kv] = key.split('\0');
+  const labels: Record<string, string> = {};
+  for (let i = 0; i + 1 < kv.length; i += 2) labels[kv[i]!] = kv[i + 1]!;
+  return fieldOf(name, labels);
+}, 1024, 400);
+
 /** How long increments wait in the process before one flush sends them to Redis. */
 const FLUSH_MS = 1000;
 
@@ -58,15 +70,22 @@ export class MetricsRecorder {
 
   inc(name: string, labels: Record<string, string | number>, by = 1): void {
     if (by === 0) return;
-    this.add(fieldOf(name, labels), by);
+    this.add(this.field(name, labels), by);
+  }
+
+  private field(name: string, labels: Record<string, string | number>): string {
+    let key = name;
+    for (const k in labels) key += `\0${k}\0${labels[k]}`;
+    // A NUL inside a name or label could not be spelled back: such a field is built directly.
+    return key.split('\0').length === 1 + 2 * Object.keys(labels).length ? fieldByKey(key) : fieldOf(name, labels);
   }
 
   /** A histogram observation: cumulative buckets, sum and count. */
   observe(name: string, labels: Record<string, string | number>, seconds: number): void {
-    for (const le of DURATION_BUCKETS) if (seconds <= le) this.add(fieldOf(`${name}_bucket`, { ...labels, le }), 1);
-    this.add(fieldOf(`${name}_bucket`, { ...labels, le: '+Inf' }), 1);
-    this.add(fieldOf(`${name}_sum`, labels), seconds);
-    this.add(fieldOf(`${name}_count`, labels), 1);
+    for (const le of DURATION_BUCKETS) if (seconds <= le) this.add(this.field(`${name}_bucket`, { ...labels, le }), 1);
+    this.add(this.field(`${name}_bucket`, { ...labels, le: '+Inf' }), 1);
+    this.add(this.field(`${name}_sum`, labels), seconds);
+    this.add(this.field(`${name}_count`, labels), 1);
   }
 
   private add(field: string, by: number): void {

@@ -76,6 +76,8 @@ function jobDeps(o: WorkerOptions, redis: Redis, prefix: string, history: RunHis
     prefix,
     log: o.log,
     history,
+    // Each job builds its own clients: their connections outlive the job, for the next one.
+    sharePools: true,
     limiterFor: (siteKey) => {
       if (!limiters.has(siteKey)) {
         const site = o.config.sites.find((s) => s.name === siteKey);
