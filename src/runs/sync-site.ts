@@ -74,13 +74,6 @@ const SETTLED_MS = 5 * 60_000;
  */
 const PLAN_PAGES_IN_FLIGHT = 4;
 
-/**
- * Listing pages read at once, within the source's concurrency: the listing is the planner's
- * critical path (a round trip per 50 events, every other run step waits for the plan), and the
- * raw-text reads of the pages being planned go through a client of their own.
- */
-const LIST_PAGES_IN_FLIGHT = 8;
-
 export function syncReport(p: SyncParams, ctx: RunContext, runId = ctx.runId ?? randomUUID()): RunReport {
   return new RunReport({ id: runId, kind: 'sync-site', source: p.from.name, site: p.to.name, language: p.lang, dryRun: p.dryRun });
 }
@@ -154,7 +147,7 @@ export class SiteSync {
     };
     try {
       let batch: EventRecord[] = [];
-      for await (const r of source.events.iterate(query, { lang: p.lang, concurrency: Math.min(LIST_PAGES_IN_FLIGHT, p.from.concurrency) })) {
+      for await (const r of source.events.iterate(query, { lang: p.lang, concurrency: 4 })) {
         if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
         batch.push(r);
         if (batch.length >= pageSize) {
