@@ -23,6 +23,11 @@ export interface SiteConnection {
   onRequest?: (info: RequestInfo) => void;
   /** Shared by the clients of one run, so a dead site opens it once for all (default: one per client). */
   breaker?: CircuitBreaker;
+  /**
+   * Keep-alive connections from the process's pool for this origin and these options (pools.ts),
+   * instead of a pool of the client's own: for hosts that build a client per job (the worker).
+   */
+  sharePool?: boolean;
 }
 
 export interface RequestInfo {
@@ -64,6 +69,7 @@ export interface ResolvedConnection {
   limiter?: SiteConnection['limiter'];
   onRequest?: SiteConnection['onRequest'];
   breaker: CircuitBreaker;
+  sharePool?: boolean;
 }
 
 export function resolveConnection(conn: SiteConnection): ResolvedConnection {
@@ -88,5 +94,6 @@ export function resolveConnection(conn: SiteConnection): ResolvedConnection {
     limiter: conn.limiter,
     onRequest: conn.onRequest,
     breaker: conn.breaker ?? new CircuitBreaker(new URL(conn.restRoot).origin),
+    sharePool: conn.sharePool,
   };
 }

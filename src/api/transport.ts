@@ -1,5 +1,7 @@
 import { Pool } from 'undici';
 import type { ResolvedConnection } from './connection.ts';
+import { sharedPool } from './pools.ts';
+import { Slots } from '../util/pool.ts';
 
 /**
  * One keep-alive undici Pool to the site's origin, the Authorization header, the per-attempt
@@ -65,14 +67,26 @@ export class Transport {
     if (this.#authHeader) headers.authorization = this.#authHeader;
     this.#headers = headers;
     this.#jsonHeaders = { ...headers, 'content-type': 'application/json' };
-    this.#pool = new Pool(this.#origin, {
+    const options: Pool.Options = {
       connections: conn.connections,
       connect: { timeout: conn.timeouts.connectMs },
       headersTimeout: conn.timeouts.headersMs,
       bodyTimeout: conn.timeouts.bodyMs,
       maxResponseSize: MAX_RESPONSE_BYTES,
-    });
+    };
+    // A shared pool has no connection cap of its own: each client keeps to its `connections`.
+    this.#shared = conn.sharePool ? new Slots(conn.connections) : undefined;
+    this.#pool = conn.sharePool ? sharedPool(this.#origin, { ...options, connections: null }) : new Pool(this.#origin, options);
   }
+
+  /**
+   * Set when the pool is the process's (pools.ts): this client's requests in flight, at most
+   * `connections`; close() then waits for those only.
+   */
+  readonly #shared?: Slots;
+  #inflight = 0;
+  /** close() calls waiting for this client's last request. */
+  readonly #closing: Array<() => void> = [];
 
   /** The request target (path + query) sent on the wire. */
   target(path: string, query: Array<[string, string]>): string {
@@ -94,6 +108,17 @@ export class Transport {
   }
 
   async send(req: AttemptRequest): Promise<RawResponse> {
+    const slots = this.#shared;
+    if (!slots) return this.#send(req);
+    this.#inflight++;
+    try {
+      return await slots.run(() => this.#send(req));
+    } finally {
+      if (--this.#inflight === 0) for (const done of this.#closing.splice(0)) done();
+    }
+  }
+
+  async #send(req: AttemptRequest): Promise<RawResponse> {
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
     const res = await this.#pool.request({
       method: req.method,
@@ -108,7 +133,8 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    await this.#pool.close();
+    if (!this.#shared) return this.#pool.close();
+    if (this.#inflight > 0) await new Promise<void>((resolve) => this.#closing.push(resolve));
   }
 }
 

@@ -17,6 +17,8 @@ export interface JobDeps {
   history: RunHistory;
   limiterFor: NonNullable<RunContext['limiterFor']>;
   onRequest: NonNullable<RunContext['onRequest']>;
+  /** A job's clients reuse the process's keep-alive connections (src/api/pools.ts). */
+  sharePools?: boolean;
 }
 
 /**

@@ -63,7 +63,7 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
   return {
     workers,
     deps: ctx.deps,
-    close: (timeoutMs = o.config.worker.shutdownTimeoutMs) => closeWorkers(workers, redis, o.log, timeoutMs),
+    close: (timeoutMs = o.config.worker.shutdownTimeoutMs) => closeWorkers(workers, redis, metrics, o.log, timeoutMs),
   };
 }
 
@@ -76,6 +76,8 @@ function jobDeps(o: WorkerOptions, redis: Redis, prefix: string, history: RunHis
     prefix,
     log: o.log,
     history,
+    // Each job builds its own clients: their connections outlive the job, for the next one.
+    sharePools: true,
     limiterFor: (siteKey) => {
       if (!limiters.has(siteKey)) {
         const site = o.config.sites.find((s) => s.name === siteKey);
@@ -114,7 +116,7 @@ function startWorker(ctx: WorkerContext, q: QueueName, prefix: string, workerNam
   return w;
 }
 
-async function closeWorkers(workers: Worker[], redis: Redis, log: Logger, timeoutMs: number): Promise<void> {
+async function closeWorkers(workers: Worker[], redis: Redis, metrics: MetricsRecorder, log: Logger, timeoutMs: number): Promise<void> {
   // worker.close() waits for active jobs with no timeout and can hang when Redis is gone
   // (bullmq #4656): race it against a timer, then force.
   const graceful = Promise.all(workers.map((w) => w.close()));
@@ -123,6 +125,9 @@ async function closeWorkers(workers: Worker[], redis: Redis, log: Logger, timeou
     log.warn({ timeoutMs }, 'jobs still running at the shutdown timeout; cutting them off (they will be retried)');
     await Promise.all(workers.map((w) => w.close(true).catch(() => undefined)));
   }
+  // What the last jobs counted, before the connection goes; not waiting on a Redis that is gone
+  // (this connection queues commands until it is back).
+  await Promise.race([metrics.flush(), new Promise((r) => setTimeout(r, 1000).unref())]);
   redis.disconnect();
 }
 

@@ -30,6 +30,8 @@ export interface RunContext {
   onRequest?: (siteKey: string, info: RequestInfo) => void;
   /** One circuit breaker per site for the whole run (the CSV run's chunks share it); absent: one per client. */
   breakers?: Map<string, CircuitBreaker>;
+  /** Clients take their connections from the process's pools (SiteConnection.sharePool): the worker's jobs. */
+  sharePools?: boolean;
 }
 
 /** Whoever hosts runs: the worker (its JobDeps) or the CLI's inline runtime. */
@@ -39,6 +41,7 @@ export interface RunHost {
   log?: Logger;
   limiterFor?: RunContext['limiterFor'];
   onRequest?: RunContext['onRequest'];
+  sharePools?: boolean;
 }
 
 /** What differs between two runs (or two jobs of one run) on the same host. */
@@ -66,17 +69,19 @@ export function runContext(host: RunHost, scope: RunScope = {}): RunContext {
     onProgress: scope.onProgress,
     limiterFor: host.limiterFor,
     onRequest: host.onRequest,
+    sharePools: host.sharePools,
   };
 }
 
 /** The per-site options every run passes to its CalendarClient. */
-export function clientHooks(ctx: RunContext, siteKey: string, restRoot?: string): Pick<SiteConnection, 'limiter' | 'onRequest' | 'breaker'> {
+export function clientHooks(ctx: RunContext, siteKey: string, restRoot?: string): Pick<SiteConnection, 'limiter' | 'onRequest' | 'breaker' | 'sharePool'> {
   let breaker = ctx.breakers?.get(siteKey);
   if (!breaker && ctx.breakers && restRoot) ctx.breakers.set(siteKey, (breaker = new CircuitBreaker(new URL(restRoot).origin)));
   return {
     limiter: ctx.limiterFor?.(siteKey),
     ...(breaker ? { breaker } : {}),
     ...(ctx.onRequest ? { onRequest: (info: RequestInfo) => ctx.onRequest?.(siteKey, info) } : {}),
+    ...(ctx.sharePools ? { sharePool: true } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CalendarClient, isNotFound, type EventRecord, type EventListQuery, type TermRecord } from '../api/index.ts';
+import { CalendarClient, isNotFound, type EventRecord, type EventListQuery, type SiteFacts, type TermRecord } from '../api/index.ts';
 import type { ResolvedSite } from '../config/sites.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import type { Language } from '../model/languages.ts';
@@ -112,16 +112,15 @@ export class SiteSync {
   /** Reads the source window page by page; `onPage` receives each page once its links are resolved. */
   async plan(onPage: (page: SyncPage) => Promise<void>): Promise<SyncPlan> {
     const { p, ctx } = this;
-    // Both sites answer, carry the calendar namespace and (the target) accept our credentials.
-    this.listing = listingRule(await checkSite(p.from, { write: false }, ctx, this.report));
-    await checkSite(p.to, { write: !p.dryRun }, ctx, this.report);
+    this.listing = listingRule(await this.checkSites());
     const source = (this.source ??= new CalendarClient({ ...p.from.connection, language: p.lang, ...clientHooks(ctx, p.from.key) }));
     // The same site through WordPress core's routes, for the text as typed (see raw-text.ts).
     this.rawSource ??= new CalendarClient({ ...p.from.connection, namespace: 'wp/v2', language: p.lang, ...clientHooks(ctx, p.from.key) });
     const rawText = (this.rawText ??= new RawTextReader(this.rawSource, p.lang));
-    // The source's category tree, so parents can be created first on the target.
-    const categoriesById = new Map<number, TermRecord>();
-    for await (const t of source.categories.iterate({ hide_empty: false, per_page: 50 }, { lang: p.lang })) categoriesById.set(t.id, t);
+    // The source's category tree, so parents can be created first on the target: read beside the
+    // listing's first page instead of before it, and awaited by the pages planned.
+    const categories = this.categoryTree(source);
+    categories.catch(() => undefined);
     const pageSize = p.pageSize ?? 50;
     const query = {
       start_date: listBound(p.window.from),
@@ -141,7 +140,7 @@ export class SiteSync {
       if (records.length === 0) return Promise.resolve();
       const index = pages++;
       return tasks.run(async () => {
-        await onPage({ index, items: await this.planRecords(await rawText.apply(records), categoriesById) });
+        await onPage({ index, items: await this.planRecords(await rawText.apply(records), await categories) });
         done += records.length;
         await ctx.onProgress?.({ phase: 'plan', done });
       });
@@ -171,6 +170,25 @@ export class SiteSync {
       this.report.warn(`titles and texts were copied as the source renders them (typographic quotes and dashes), not as typed: ${rawText.unavailable}; the source's user needs to be able to edit events for the raw text`);
     }
     return { pages, seen: [...this.writer.seen], cancelled: [...this.writer.cancelled], listing: this.listing };
+  }
+
+  /**
+   * Both sites answer, carry the calendar namespace and (the target) accepts our credentials:
+   * checked side by side (two reads at once, not one after the other); the source's failure is
+   * the one reported when both fail. The source's facts.
+   */
+  private async checkSites(): Promise<SiteFacts> {
+    const { p, ctx } = this;
+    const [from, to] = await Promise.allSettled([checkSite(p.from, { write: false }, ctx, this.report), checkSite(p.to, { write: !p.dryRun }, ctx, this.report)]);
+    if (from.status === 'rejected') throw from.reason;
+    if (to.status === 'rejected') throw to.reason;
+    return from.value;
+  }
+
+  private async categoryTree(source: CalendarClient): Promise<Map<number, TermRecord>> {
+    const byId = new Map<number, TermRecord>();
+    for await (const t of source.categories.iterate({ hide_empty: false, per_page: 50 }, { lang: this.p.lang })) byId.set(t.id, t);
+    return byId;
   }
 
   /**

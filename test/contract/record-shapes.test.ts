@@ -19,6 +19,15 @@ describe('event record: each wire shape of venue, image and custom_fields', () =
     for (const custom_fields of [[], { a: { label: 'A', value: '1' } }]) expect(EventRecord.parse({ ...base, custom_fields }).custom_fields).toEqual(custom_fields);
     expect(() => EventRecord.parse({ ...base, venue: 'Hall' })).toThrow();
   });
+  // DateDetails is checked by hand (half the cost of a listed event as six-union zod objects):
+  // the same rule as before, strings or numbers where present, extra keys kept.
+  it('date details: parts as strings or numbers, kept as sent; anything else refused', () => {
+    const details = { year: '2031', month: 1, day: '01', hour: '10', minutes: '00', seconds: '00', extra: true };
+    expect(EventRecord.parse({ ...base, start_date_details: details, utc_end_date_details: {} })).toMatchObject({ start_date_details: details, utc_end_date_details: {} });
+    for (const bad of [{ year: null }, { month: { n: 1 } }, { seconds: false }, [], 'x', null]) {
+      expect(EventRecord.safeParse({ ...base, end_date_details: bad }).success, JSON.stringify(bad)).toBe(false);
+    }
+  });
 });
 
 // Imports and syncs parse write answers with EventAck (what the write path reads), not the full

@@ -34,7 +34,8 @@ describe('calsync serve', () => {
     rec.inc(METRIC_KEYS.jobs, { kind: 'import-ics', outcome: 'completed' });
     rec.inc(METRIC_KEYS.items, { run: 'import-ics', kind: 'events', outcome: 'created' }, 7);
     rec.observe(METRIC_KEYS.jobSeconds, { kind: 'import-ics' }, 0.4);
-    await new Promise((r) => setTimeout(r, 100));
+    // Workers send what they counted together (at most a second later, and as they shut down).
+    await rec.flush();
     const after = await text();
     expect(after).toContain('calsync_jobs_total{kind="import-ics",outcome="completed"} 1');
     expect(after).toContain('calsync_items_total{kind="events",outcome="created",run="import-ics"} 7');
