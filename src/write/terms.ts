@@ -10,6 +10,7 @@ import type { Ledger } from './ledger.ts';
 import type { RunReport } from '../report/report.ts';
 import type { TermBody } from './body.ts';
 import { Settled, UNSETTLED } from './settled.ts';
+import { mapConcurrent } from '../util/pool.ts';
 
 export type Taxonomy = 'categories' | 'tags';
 
@@ -111,6 +112,19 @@ export class TermResolver {
       if (id !== undefined) ids.push(id);
     }
     return [...new Set(ids)];
+  }
+
+  /**
+   * Resolves these terms side by side, `concurrency` at a time, each distinct term once. An event
+   * resolves its own terms one after another (resolveAll), so planning a batch event by event
+   * would create its new terms in rounds (an event's second category only after its first), each
+   * a round trip before any event of the batch can be written. Failures are left to resolveAll,
+   * which reports them per event as before.
+   */
+  async resolveEach(wanted: ReadonlyArray<readonly [Taxonomy, TermDraft]>, concurrency: number): Promise<void> {
+    const distinct = new Map<string, readonly [Taxonomy, TermDraft]>();
+    for (const w of wanted) if (!distinct.has(this.keyOf(w[0], w[1]))) distinct.set(this.keyOf(w[0], w[1]), w);
+    await mapConcurrent([...distinct.values()], concurrency, ([tax, d]) => this.resolve(tax, d).catch(() => undefined));
   }
 
   resolve(tax: Taxonomy, d: TermDraft): Promise<number | undefined> {

@@ -1,6 +1,6 @@
 import type { CalendarClient, EventAck } from '../api/index.ts';
 import { SlugMismatchError, eventVenue, goneAs, isNotFound } from '../api/index.ts';
-import type { EventDraft, ItemFailure, Normalized, Origin } from '../model/draft.ts';
+import type { EventDraft, ItemFailure, Normalized, Origin, TermDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import { slugFor } from '../model/identity.ts';
 import type { Language } from '../model/languages.ts';
@@ -10,7 +10,7 @@ import { eventBody, type EventBody, type EventLinkIds, type InlineEventBody } fr
 import type { Ledger, LedgerEntry } from './ledger.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
 import type { ItemKind, RunReport } from '../report/report.ts';
-import { TermResolver } from './terms.ts';
+import { TermResolver, type Taxonomy } from './terms.ts';
 import { SiteIndex, spanOf } from './site-index.ts';
 import { retireVanished, type RetireOptions } from './retire.ts';
 import { InlineClaim, type Link } from './inline.ts';
@@ -221,6 +221,8 @@ export class SiteWriter {
       if (links === UNSETTLED) rest.push(i);
       else out[i] = this.planned(d, links, extra);
     });
+    // The batch's terms first, all side by side (see TermResolver.resolveEach).
+    await this.terms.resolveEach(rest.flatMap((i) => termsOf(live[i]!)), this.o.concurrency);
     await mapConcurrent(rest, this.o.concurrency, async (i) => {
       out[i] = this.planned(live[i]!, await this.resolveLinks(live[i]!, opts.inline), extra);
     });
@@ -358,12 +360,34 @@ export class SiteWriter {
       else rest.push(p);
     }
     const recording: Promise<void>[] = [];
-    await mapConcurrent(rest, this.o.concurrency, (p) => this.writeSlots.run(() => this.writeOne(p, known.get(p.slug), recording)));
+    // Twice as many tasks as request slots: an event whose new venue/organizer another event is
+    // creating inline waits for it before taking a slot (othersClaims), and meanwhile the slot
+    // carries the next event to the site instead of idling for a whole request. The claims an
+    // event carries itself are taken as it is dispatched (in plan order), before that wait.
+    await mapConcurrent(rest, 2 * this.o.concurrency, async (p) => {
+      const entry = known.get(p.slug);
+      const mine = this.takeInline(p, entry);
+      if (mine) await othersClaims(p, mine);
+      await this.writeSlots.run(() => this.writeOne(p, entry, recording, mine));
+    });
     await Promise.all(recording);
   }
 
-  /** Writes one event; its ledger entry is stored (and the event reported) by a promise left in `recording`. */
-  private async writeOne(planned: PlannedWrite, entry: LedgerEntry | undefined, recording: Promise<void>[]): Promise<void> {
+  /**
+   * For a plain create that carries new venues/organizers (createInline): the claims no other
+   * event has taken, taken now (synchronously, so every event waits only for claims taken by
+   * events dispatched before it). Undefined when the event is not written that way.
+   */
+  private takeInline(p: PlannedWrite, entry: LedgerEntry | undefined): InlineClaim[] | undefined {
+    if (this.o.dryRun || entry || !p.pending || !this.createsNew(p)) return undefined;
+    return claimsOf(p.pending).filter((c) => c.take());
+  }
+
+  /**
+   * Writes one event; its ledger entry is stored (and the event reported) by a promise left in `recording`.
+   * `inline`: the claims takeInline took for it (the event is then a plain create carrying them).
+   */
+  private async writeOne(planned: PlannedWrite, entry: LedgerEntry | undefined, recording: Promise<void>[], inline?: InlineClaim[]): Promise<void> {
     const { report, client, lang } = this.o;
     let p = planned;
     const base = { kind: 'events' as const, slug: p.slug, origin: p.origin };
@@ -406,8 +430,8 @@ export class SiteWriter {
           // The site no longer has it at all (e.g. a site restored from backup): write it anew.
           ({ record, created } = await this.create(p));
         }
-      } else if (p.pending && this.createsNew(p)) {
-        ({ record, created, p } = await this.createInline(p));
+      } else if (inline) {
+        ({ record, created, p } = await this.createInline(p, inline));
       } else {
         p = await this.resolved(p);
         ({ record, created } = await this.writeUnknown(p));
@@ -497,11 +521,10 @@ export class SiteWriter {
    * claim taken here is settled: from the answer (or the `<slug>-N` duplicate's), else created
    * on its own, so the events waiting for it go on.
    */
-  private async createInline(planned: PlannedWrite): Promise<Written> {
+  private async createInline(planned: PlannedWrite, mine: InlineClaim[]): Promise<Written> {
     const { client, lang } = this.o;
     const claims = claimsOf(planned.pending);
-    // Taken in one synchronous pass: an event only ever waits for claims taken before its turn.
-    const mine = claims.filter((c) => c.take());
+    // `mine` was taken in one synchronous pass (takeInline): an event only ever waits for claims taken before its turn.
     const ids = new Map<InlineClaim, number | undefined>();
     for (const c of claims) if (!mine.includes(c)) ids.set(c, await c.result);
     const withIds = this.finish(planned, ids);
@@ -598,6 +621,20 @@ export class SiteWriter {
       return goneAs(err) === 'trashed';
     }
   }
+}
+
+/** An event's categories and tags, as TermResolver.resolveEach takes them. */
+function termsOf(d: EventLinkDrafts): Array<readonly [Taxonomy, TermDraft]> {
+  return [...d.categories.map((t) => ['categories', t] as const), ...d.tags.map((t) => ['tags', t] as const)];
+}
+
+/**
+ * Waits, without a request slot, for the venues/organizers of this plan that events dispatched
+ * before it are creating (each claim settles whatever happens, see InlineClaim). Those events
+ * wait only for earlier ones in turn, so the waits form no cycle.
+ */
+async function othersClaims(p: PlannedWrite, mine: readonly InlineClaim[]): Promise<void> {
+  for (const c of claimsOf(p.pending)) if (!mine.includes(c)) await c.result;
 }
 
 function claimsOf(pending: PendingLinks | undefined): InlineClaim[] {
