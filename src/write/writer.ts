@@ -221,11 +221,14 @@ export class SiteWriter {
       if (links === UNSETTLED) rest.push(i);
       else out[i] = this.planned(d, links, extra);
     });
-    // The batch's terms first, all side by side (see TermResolver.resolveEach).
-    await this.terms.resolveEach(rest.flatMap((i) => termsOf(live[i]!)), this.o.concurrency);
-    await mapConcurrent(rest, this.o.concurrency, async (i) => {
-      out[i] = this.planned(live[i]!, await this.resolveLinks(live[i]!, opts.inline), extra);
-    });
+    // The batch's new terms all start at once (TermResolver.resolveEach); each event's links
+    // resolve beside them, taking its terms from there.
+    await Promise.all([
+      this.terms.resolveEach(rest.flatMap((i) => termsOf(live[i]!)), this.o.concurrency),
+      mapConcurrent(rest, this.o.concurrency, async (i) => {
+        out[i] = this.planned(live[i]!, await this.resolveLinks(live[i]!, opts.inline), extra);
+      }),
+    ]);
     return out;
   }
 

@@ -42,9 +42,6 @@ describe('request slots while an event waits for a venue another event creates',
       events.sort((a, b) => a.start - b.start);
       // With 2 slots, the second request leaves while the first (event 0's) is still out.
       expect(events[1]!.start, JSON.stringify(events)).toBeLessThan(events[0]!.end);
-      // Four creates at 2 slots: two rounds, not three.
-      const span = Math.max(...events.map((e) => e.end)) - events[0]!.start;
-      expect(span).toBeLessThan(3 * 200);
       const d = env.sandbox.dump('en') as unknown as { events: Array<{ slug: string; venue: { id: number } | [] }> };
       expect(d.events.every((e) => !Array.isArray(e.venue))).toBe(true);
     } finally {
