@@ -54,8 +54,9 @@ export function groupByUid(raws: RawEvent[]): Grouping {
  * (an Evolution test feed does this) are kept apart (the caller gives them `#2`, `#3` identity suffixes).
  */
 export function distinctMasters(g: UidGroup, acct: FileAccounting): RawEvent[] {
+  // One master (nearly every group) is kept as it is: nothing to compare it with.
+  if (g.masters.length <= 1) return g.masters;
   const masters: RawEvent[] = [];
-  if (!g.masters.length) return masters;
   const top = Math.max(...g.masters.map((m) => m.sequence));
   const seen = new Set<string>();
   for (const m of g.masters) {
@@ -80,6 +81,7 @@ export interface Override {
 
 /** Overrides kept: one per RECURRENCE-ID (highest SEQUENCE, later wins ties), keyed in the master's frame. */
 export function latestOverrides(g: UidGroup, masterFrame: Frame | undefined, ctx: TimeContext, acct: FileAccounting): Override[] {
+  if (!g.overrides.length) return [];
   const byKey = new Map<string, Override>();
   for (const e of g.overrides) {
     const keyFrame = masterFrame ?? frameOf(e.dtstart ?? e.recurrenceId!, ctx);
