@@ -26,19 +26,40 @@ function caret(s: string): string {
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /**
- * Property names as written -> upper-cased, shared by every line of one file (a parse passes one in):
- * a big feed repeats the same dozen names hundreds of thousands of times, and one string each is memory
- * for nothing. Bounded, so a file of unique names cannot grow it without limit.
+ * Property and parameter names as written -> upper-cased, and short parameter values -> as read,
+ * shared by every line of one file (a parse passes one in): a big feed repeats the same dozen names and
+ * a few TZIDs hundreds of thousands of times, and one string each is memory for nothing (a TZID lives
+ * as long as the event's times). Bounded, so a file of unique names cannot grow it without limit.
  */
-export type NameCache = Map<string, string>;
+export interface NameCache {
+  names: Map<string, string>;
+  values: Map<string, string>;
+}
 const MAX_NAMES = 512;
+const MAX_VALUE_CHARS = 64;
 
-function upperName(raw: string, names: NameCache | undefined): string {
+export function nameCache(): NameCache {
+  return { names: new Map(), values: new Map() };
+}
+
+function upperName(raw: string, cache: NameCache | undefined): string {
+  const names = cache?.names;
   let n = names?.get(raw);
   if (n !== undefined) return n;
   n = raw.trim().toUpperCase();
   if (names && names.size < MAX_NAMES) names.set(raw, n);
   return n;
+}
+
+/** A parameter's value as read (RFC 6868 carets decoded), from the cache when it is short. */
+function paramValue(raw: string, cache: NameCache | undefined): string {
+  if (cache === undefined || raw.length > MAX_VALUE_CHARS) return caret(raw);
+  let v = cache.values.get(raw);
+  if (v === undefined) {
+    v = caret(raw);
+    if (cache.values.size < MAX_NAMES) cache.values.set(raw, v);
+  }
+  return v;
 }
 
 const COLON = 58;
@@ -64,7 +85,7 @@ export function parseContentLine(text: string, line: number, names?: NameCache):
   const name = upperName(text.slice(0, i), names);
   if (!name) return undefined;
   const params: Record<string, string> = {};
-  while (i < n && text.charCodeAt(i) === SEMI) i = readParam(text, i + 1, params);
+  while (i < n && text.charCodeAt(i) === SEMI) i = readParam(text, i + 1, params, names);
 
   if (i < n && text.charCodeAt(i) === COLON) return { name, params, value: text.slice(i + 1), line };
   // `DTSTART;TZID="W. Europe Standard Time:20200609T090000"`: recover the value the quote swallowed.
@@ -78,12 +99,12 @@ export function parseContentLine(text: string, line: number, names?: NameCache):
 }
 
 /** One `NAME=value[,value...]` parameter from `i` (after its `;`) into `params`; returns where it ends. */
-function readParam(text: string, i: number, params: Record<string, string>): number {
+function readParam(text: string, i: number, params: Record<string, string>, cache: NameCache | undefined): number {
   const n = text.length;
   const ns = i;
   let c = 0;
   while (i < n && (c = text.charCodeAt(i)) !== EQUALS && c !== SEMI && c !== COLON) i++;
-  const pname = text.slice(ns, i).trim().toUpperCase();
+  const pname = upperName(text.slice(ns, i), cache);
   if (i >= n || c !== EQUALS) {
     // `TZIDAsia/Tehran`: a TZID whose `=` went missing.
     const glued = /^TZID(.+)$/.exec(pname);
@@ -119,6 +140,6 @@ function readParam(text: string, i: number, params: Record<string, string>): num
   }
   // Anything between a closing quote and the next delimiter is junk; skip it.
   while (i < n && (c = text.charCodeAt(i)) !== SEMI && c !== COLON) i++;
-  if (pname && !(pname in params)) params[pname] = caret(more ? more.join(',') : value);
+  if (pname && !(pname in params)) params[pname] = paramValue(more ? more.join(',') : value, cache);
   return i;
 }

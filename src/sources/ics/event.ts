@@ -223,9 +223,14 @@ const PLACE_AND_LINK_READERS: Record<string, PropReader> = {
 const READERS: Record<string, PropReader> = { ...TEXT_READERS, ...TIME_READERS, ...RECURRENCE_READERS, ...PLACE_AND_LINK_READERS };
 
 export function readEvent(c: Component, index: number): RawEvent {
+  // Every field from the start, in one order: all events share one shape (no property store grown
+  // as the readers add fields, one object fewer per event) and code reading them sees only that shape.
   const e: RawEvent = {
-    index, line: c.line, rrules: [], exrules: [], rdates: [], exdates: [], thisAndFuture: false, sequence: 0,
-    categories: NONE as never[], tzids: [], problems: [],
+    index, line: c.line, uid: undefined, summary: undefined, description: undefined, htmlDescription: undefined,
+    dtstart: undefined, dtstartProblem: undefined, dtend: undefined, duration: undefined,
+    rrules: [], exrules: [], rdates: [], exdates: [], recurrenceId: undefined, thisAndFuture: false, status: undefined, sequence: 0,
+    location: undefined, geo: undefined, apple: undefined, organizer: undefined, categories: NONE as never[],
+    url: undefined, image: undefined, lastModified: undefined, tzids: [], problems: [],
   };
   for (const p of c.props) {
     const tz = tzidOf(p);
@@ -235,6 +240,9 @@ export function readEvent(c: Component, index: number): RawEvent {
   if (e.dtstart === undefined && e.dtstartProblem === undefined) e.dtstartProblem = 'no DTSTART';
   return lean(e);
 }
+
+/** An event's one TZID (the usual case) as a shared list per zone name. */
+const tzidList = memoized((tzid: string): readonly string[] => Object.freeze([tzid]));
 
 /**
  * A pushed-to array keeps room for 17 items: with a big feed's 60k events held through normalization,
@@ -250,7 +258,7 @@ function exact<T>(list: T[]): T[] {
 
 function lean(e: RawEvent): RawEvent {
   // Categories are already exact: the shared empty list, a shared list (CATEGORIES), or their sum.
-  e.tzids = exact(e.tzids);
+  e.tzids = e.tzids.length === 1 ? (tzidList(e.tzids[0]) as string[]) : exact(e.tzids);
   e.problems = exact(e.problems);
   e.exdates = exact(e.exdates);
   e.rdates = exact(e.rdates);
