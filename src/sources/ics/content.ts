@@ -115,6 +115,15 @@ export class ContentCache {
     return c;
   }
 
+  /**
+   * Forgets the content of events whose drafts are made (a UID group's, once normalized: content is
+   * only ever read within its group). The drafts keep the parts they share; the Content objects then
+   * die young instead of living, and being copied by the garbage collector, until the file is done.
+   */
+  forget(events: readonly RawEvent[]): void {
+    for (const e of events) this.contents[e.index] = undefined;
+  }
+
   private read(e: RawEvent, base: RawEvent | undefined): Content {
     let title = cleanTitle(e.summary) ?? cleanTitle(base?.summary);
     if (!title) {

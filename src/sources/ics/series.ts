@@ -94,6 +94,8 @@ export function normalizeGroup(g: UidGroup, run: FileRun): void {
   if (master && run.acct.outcomeOf(master.e) === 'outsideWindow' && overrides.some((o) => run.acct.outcomeOf(o.e) === 'drafted')) {
     run.acct.mark(master.e, 'drafted');
   }
+  run.contents.forget(g.masters);
+  run.contents.forget(g.overrides);
 }
 
 /** Masters with their frame and span; one without a usable DTSTART or end fails. */
