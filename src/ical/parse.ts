@@ -1,4 +1,4 @@
-import { parseContentLine, type NameCache, type Prop } from './contentline.ts';
+import { nameCache, parseContentLine, type Prop } from './contentline.ts';
 import { forEachLogicalLine } from './lines.ts';
 import { WarningList } from './warnings.ts';
 
@@ -48,7 +48,7 @@ export function parseIcsText(text: string, onVevent?: (c: Component) => void): P
   const stack: Component[] = [];
   let outside = 0;
   let firstOutside = 0;
-  const names: NameCache = new Map();
+  const names = nameCache();
 
   const closed = (c: Component): void => {
     if (onVevent === undefined || c.name !== 'VEVENT') return;

@@ -16,18 +16,59 @@ export type IcsTime =
 const DT = /^(\d{4})-?(\d{2})-?(\d{2})(?:T(\d{2}):?(\d{2})(?::?(\d{2}))?(?:[.,]\d+)?(Z)?)?(Z)?$/i;
 
 export function parseTime(value: string, tzid?: string): IcsTime | undefined {
-  const m = DT.exec(value.trim());
+  const v = value.trim();
+  const compact = compactTime(v, tzid);
+  if (compact !== NOT_COMPACT) return compact;
+  const m = DT.exec(v);
   if (!m) return undefined;
-  const y = +m[1];
-  const mo = +m[2];
-  const d = +m[3];
-  if (m[4] === undefined) {
+  if (m[4] === undefined) return timeOf(+m[1], +m[2], +m[3], -1, 0, 0, false, tzid);
+  return timeOf(+m[1], +m[2], +m[3], +m[4], +m[5], m[6] ? +m[6] : 0, !!(m[7] || m[8]), tzid);
+}
+
+const NOT_COMPACT = null;
+
+/**
+ * The basic forms nearly every feed writes (`20250314`, `20250314T200000`, `20250314T200000Z`), read
+ * on character codes; DT above reads them the same way, with a match array and eight strings per value
+ * (two or three values per VEVENT). NOT_COMPACT for anything else.
+ */
+function compactTime(v: string, tzid: string | undefined): IcsTime | undefined | typeof NOT_COMPACT {
+  const n = v.length;
+  if (n !== 8 && n !== 15 && n !== 16) return NOT_COMPACT;
+  const y = digits(v, 0, 4);
+  const mo = digits(v, 4, 2);
+  const d = digits(v, 6, 2);
+  if (y < 0 || mo < 0 || d < 0) return NOT_COMPACT;
+  if (n === 8) return timeOf(y, mo, d, -1, 0, 0, false, tzid);
+  const t = v.charCodeAt(8) | 0x20;
+  const hh = digits(v, 9, 2);
+  const mi = digits(v, 11, 2);
+  const ss = digits(v, 13, 2);
+  if (t !== 116 || hh < 0 || mi < 0 || ss < 0) return NOT_COMPACT;
+  if (n === 15) return timeOf(y, mo, d, hh, mi, ss, false, tzid);
+  return (v.charCodeAt(15) | 0x20) === 122 ? timeOf(y, mo, d, hh, mi, ss, true, tzid) : NOT_COMPACT;
+}
+
+/** The number written by `len` ASCII digits at `at`, or -1. */
+function digits(s: string, at: number, len: number): number {
+  let x = 0;
+  for (let i = at; i < at + len; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    x = x * 10 + c;
+  }
+  return x;
+}
+
+/** A date (`hh` -1) or date-time from its fields; undefined for an invalid one (2017-10-32). */
+function timeOf(y: number, mo: number, d: number, hh: number, mi: number, ss: number, utc: boolean, tzid: string | undefined): IcsTime | undefined {
+  if (hh < 0) {
     const s = secondsFromFields(y, mo, d);
     return s === undefined ? undefined : { kind: 'date', day: daysFromCivil(y, mo, d) };
   }
-  const sec = secondsFromFields(y, mo, d, +m[4], +m[5], m[6] ? +m[6] : 0);
+  const sec = secondsFromFields(y, mo, d, hh, mi, ss);
   if (sec === undefined) return undefined;
-  if (m[7] || m[8]) return { kind: 'utc', sec };
+  if (utc) return { kind: 'utc', sec };
   // An empty TZID is kept: Exchange writes `TZID:` in the VTIMEZONE and `DTSTART;TZID=:` to match it.
   return tzid !== undefined ? { kind: 'local', sec, tzid } : { kind: 'local', sec };
 }

@@ -116,6 +116,15 @@ export const EventDraft = z
   })
   .refine((d) => d.end_date >= d.start_date, { message: 'end is before start', path: ['end_date'] });
 export type EventDraft = z.infer<typeof EventDraft>;
+
+/**
+ * EventDraft with flat terms (FlatTermDraft): what z.compile can compile, since EventDraft itself
+ * holds TermDraft's cycle, which z.compile refuses. It accepts a subset of what EventDraft accepts,
+ * with the same output; sources whose terms are names (CSV rows, ICS CATEGORIES) check their drafts
+ * against a compiled copy first and leave the verdict and issues of a refusal to EventDraft.
+ */
+const FLAT_TERMS = z.array(FlatTermDraft).default([]);
+export const FlatEventDraft = EventDraft.safeExtend({ categories: FLAT_TERMS, tags: FLAT_TERMS });
 export type EventDraftInput = z.input<typeof EventDraft>;
 
 /** An item a reader or normalizer could not turn into a draft, with the reason and where it was. */

@@ -24,6 +24,25 @@ describe('drafts share their immutable parts', () => {
     expect(b.tags).toBe(a.tags);
   });
 
+  it('a place with GEO is one venue per distinct LOCATION, shared, however the events interleave', () => {
+    const at = (uid: string, day: string, loc: string, geo: string) => `UID:${uid}\nSUMMARY:x\nDTSTART:${day}T180000Z\nLOCATION:${loc}\nGEO:${geo}`;
+    const { drafts } = run(ics(at('a', '20240601', 'Hall, Main St 1', '48.1;11.5'), at('b', '20240602', 'Club', '48.1;11.5'), at('c', '20240603', 'Hall, Main St 1', '48.1;11.5'), at('d', '20240604', 'Hall, Main St 1', '48.2;11.5')));
+    const [a, b, c, d] = drafts;
+    expect(a.venue).toEqual({ identity: 'hall, main st 1', venue: 'Hall', address: 'Main St 1', geo: { lat: 48.1, lng: 11.5 } });
+    expect(c.venue).toBe(a.venue);
+    expect(b.venue).toEqual({ identity: 'club', venue: 'Club', geo: { lat: 48.1, lng: 11.5 } });
+    expect(d.venue).toEqual({ ...a.venue, geo: { lat: 48.2, lng: 11.5 } });
+  });
+
+  it('ORGANIZERs with the same value are read apart when their CN differs, absent and empty included', () => {
+    // Confluence's parameters after the colon: without a CN of its own, the one in the value names it.
+    const org = (uid: string, line: string) => `UID:${uid}\nSUMMARY:x\nDTSTART:20240601T180000Z\n${line}`;
+    const value = 'X-K=1;CN=Bo:mailto:bo@example.org';
+    const { drafts } = run(ics(org('a', `ORGANIZER:${value}`), org('b', `ORGANIZER;CN=:${value}`), org('c', `ORGANIZER;CN=Ana:${value}`), org('d', `ORGANIZER:${value}`)));
+    expect(drafts.map((d) => d.organizers[0]?.organizer)).toEqual(['Bo', 'bo', 'Ana', 'Bo']);
+    expect(drafts[3].organizers).toBe(drafts[0].organizers);
+  });
+
   it('categoriesAs tags: the same lists, as tags, and categories empty', () => {
     const { drafts } = run(ics(event('a', '20240601'), event('b', '20240602')), { categoriesAs: 'tags' });
     expect(drafts[0].tags).toEqual([{ name: 'Science' }, { name: 'Talks' }]);

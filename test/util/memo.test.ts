@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoized } from '../../src/util/memo.ts';
+import { memoized, memoizedBy } from '../../src/util/memo.ts';
 
 describe('memoized', () => {
   it('calls the function once per distinct string, undefined results included', () => {
@@ -26,5 +26,23 @@ describe('memoized', () => {
     f('longer');
     f('longer');
     expect(calls).toBe(6);
+  });
+
+  it('memoizedBy remembers by the key: arguments with the same key share one result, others do not', () => {
+    const calls: string[] = [];
+    const f = memoizedBy(
+      (p: { cn?: string; value: string }) => (p.cn === undefined ? `-${p.value}` : `${p.cn.length}:${p.cn}${p.value}`),
+      (p) => {
+        calls.push(JSON.stringify(p));
+        return { name: p.cn ?? p.value };
+      },
+    );
+    const a = f({ cn: 'Ana', value: 'x' });
+    expect(f({ cn: 'Ana', value: 'x' })).toBe(a);
+    // Same characters, split differently between the two parts, or a part absent rather than empty.
+    expect(f({ cn: 'An', value: 'ax' })).toEqual({ name: 'An' });
+    expect(f({ cn: '', value: 'x' })).toEqual({ name: '' });
+    expect(f({ value: 'x' })).toEqual({ name: 'x' });
+    expect(calls).toHaveLength(4);
   });
 });

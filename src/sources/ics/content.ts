@@ -85,6 +85,12 @@ export class ContentCache {
   private readonly venuesByLocation = new Map<string | undefined, EventDraft['venue']>();
   private readonly organizerLists = new Map<string, EventDraft['organizers']>();
   private readonly termLists = new Map<string, TermDraft[]>();
+  /**
+   * The same lists by the very object a RawEvent carries: events share their parsed ORGANIZER, GEO and
+   * CATEGORIES values (event.ts), so the cleaning and the keys above run once per shared value, not
+   * once per event. Bounded like src/util/memo.ts; a miss only recomputes.
+   */
+  private readonly byRaw = new Map<object, EventDraft['organizers'] | TermDraft[] | Map<string | undefined, EventDraft['venue']>>();
   private readonly noTerms: TermDraft[] = [];
   private readonly noOrganizers: EventDraft['organizers'] = [];
 
@@ -109,6 +115,15 @@ export class ContentCache {
     return c;
   }
 
+  /**
+   * Forgets the content of events whose drafts are made (a UID group's, once normalized: content is
+   * only ever read within its group). The drafts keep the parts they share; the Content objects then
+   * die young instead of living, and being copied by the garbage collector, until the file is done.
+   */
+  forget(events: readonly RawEvent[]): void {
+    for (const e of events) this.contents[e.index] = undefined;
+  }
+
   private read(e: RawEvent, base: RawEvent | undefined): Content {
     let title = cleanTitle(e.summary) ?? cleanTitle(base?.summary);
     if (!title) {
@@ -127,14 +142,28 @@ export class ContentCache {
       website,
       venue: this.venueOf(location, pick('geo'), pick('apple')),
       organizers: this.organizersOf(pick('organizer')),
-      categories: this.termsOf((e.categories.length ? e.categories : (base?.categories ?? [])).map(plainText)),
+      categories: this.termsOf(e.categories.length ? e.categories : (base?.categories ?? [])),
       noTerms: this.noTerms,
       cancelled: e.status === 'CANCELLED' || (e.status === undefined && base?.status === 'CANCELLED'),
       sourceModified: lm !== undefined ? formatUtcIso(lm) : undefined,
     };
   }
 
+  private remembered<T extends EventDraft['organizers'] | TermDraft[] | Map<string | undefined, EventDraft['venue']>>(raw: object, make: () => T): T {
+    let hit = this.byRaw.get(raw) as T | undefined;
+    if (hit === undefined) {
+      hit = make();
+      if (this.byRaw.size >= 1024) this.byRaw.clear();
+      this.byRaw.set(raw, hit);
+    }
+    return hit;
+  }
+
   private organizersOf(o: RawEvent['organizer']): EventDraft['organizers'] {
+    return o ? this.remembered(o, () => this.organizerList(o)) : this.noOrganizers;
+  }
+
+  private organizerList(o: RawEvent['organizer']): EventDraft['organizers'] {
     const cleaned = o ? cleanOrganizer(o) : undefined;
     if (!cleaned) return this.noOrganizers;
     const k = JSON.stringify(cleaned);
@@ -143,7 +172,11 @@ export class ContentCache {
     return list;
   }
 
-  private termsOf(names: string[]): TermDraft[] {
+  private termsOf(raw: string[]): TermDraft[] {
+    return raw.length ? this.remembered(raw, () => this.termList(raw.map(plainText))) : this.noTerms;
+  }
+
+  private termList(names: string[]): TermDraft[] {
     const kept = termNames(names);
     if (!kept.length) return this.noTerms;
     const k = kept.join('\u0000');
@@ -157,6 +190,16 @@ export class ContentCache {
       if (!this.venuesByLocation.has(location)) this.venuesByLocation.set(location, cleanVenue(venueFromLocation(location, geo, apple)));
       return this.venuesByLocation.get(location);
     }
+    if (apple === undefined) {
+      // By the GEO object events share, then by the location text: no key to build per event.
+      const byLocation = this.remembered(geo!, () => new Map<string | undefined, EventDraft['venue']>());
+      if (!byLocation.has(location)) byLocation.set(location, this.venueByKey(location, geo, apple));
+      return byLocation.get(location);
+    }
+    return this.venueByKey(location, geo, apple);
+  }
+
+  private venueByKey(location: string | undefined, geo: RawEvent['geo'], apple: RawEvent['apple']): EventDraft['venue'] {
     const k = JSON.stringify([location, geo, apple]);
     if (!this.venues.has(k)) this.venues.set(k, cleanVenue(venueFromLocation(location, geo, apple)));
     return this.venues.get(k);

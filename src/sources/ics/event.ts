@@ -13,6 +13,7 @@ import {
   type IcsDuration,
   type IcsTime,
 } from '../../ical/values.ts';
+import { memoized, memoizedBy } from '../../util/memo.ts';
 import { parseGeo, type AppleLocation, type Geo } from './venue.ts';
 
 /**
@@ -104,6 +105,17 @@ function appleLocation(p: Prop): AppleLocation {
   return { title: title || undefined, address: address || undefined, geo: geoMatch ? parseGeo(geoMatch[1]) : undefined };
 }
 
+/*
+ * A feed repeats a few places, people and category lists thousands of times: each distinct GEO,
+ * ORGANIZER and CATEGORIES value is read once and what it gives is shared by the events that carry it
+ * (frozen or never changed: a RawEvent is not changed once read). Fewer objects that live as long as
+ * the events is less for the garbage collector to copy, and content.ts reuses work per shared object.
+ */
+const geoOf = memoized(parseGeo);
+/** organizerFromProp reads the CN parameter and the value only: the key tells both apart. */
+const organizerOf = memoizedBy((p: Prop) => (p.params.CN === undefined ? `-${p.value}` : `${p.params.CN.length}:${p.params.CN}${p.value}`), organizerFromProp);
+const textListOf = memoized((value: string): readonly string[] => Object.freeze(splitTextList(value)));
+
 /** Reads one property into the event; the first of most properties wins. */
 type PropReader = (e: RawEvent, p: Prop) => void;
 
@@ -121,7 +133,9 @@ const TEXT_READERS: Record<string, PropReader> = {
   },
   LOCATION: (e, p) => void (e.location ??= textValue(p)),
   CATEGORIES: (e, p) => {
-    for (const cat of splitTextList(p.value)) e.categories.push(cat);
+    // An event's one CATEGORIES line (the usual case) keeps the shared list; more lines add up.
+    const list = textListOf(p.value);
+    e.categories = e.categories.length ? [...e.categories, ...list] : (list as string[]);
   },
   STATUS: (e, p) => void (e.status = p.value.trim().toUpperCase()),
   SEQUENCE: (e, p) => {
@@ -192,11 +206,11 @@ const RECURRENCE_READERS: Record<string, PropReader> = {
 
 const PLACE_AND_LINK_READERS: Record<string, PropReader> = {
   GEO: (e, p) => {
-    e.geo ??= parseGeo(p.value);
+    e.geo ??= geoOf(p.value);
     if (!e.geo && p.value.trim()) e.problems.push(invalidValue(p, 'GEO'));
   },
   'X-APPLE-STRUCTURED-LOCATION': (e, p) => void (e.apple ??= appleLocation(p)),
-  ORGANIZER: (e, p) => void (e.organizer ??= organizerFromProp(p)),
+  ORGANIZER: (e, p) => void (e.organizer ??= organizerOf(p)),
   URL: (e, p) => {
     const v = p.value.trim();
     if (v && e.url === undefined) e.url = v;
@@ -209,9 +223,14 @@ const PLACE_AND_LINK_READERS: Record<string, PropReader> = {
 const READERS: Record<string, PropReader> = { ...TEXT_READERS, ...TIME_READERS, ...RECURRENCE_READERS, ...PLACE_AND_LINK_READERS };
 
 export function readEvent(c: Component, index: number): RawEvent {
+  // Every field from the start, in one order: all events share one shape (no property store grown
+  // as the readers add fields, one object fewer per event) and code reading them sees only that shape.
   const e: RawEvent = {
-    index, line: c.line, rrules: [], exrules: [], rdates: [], exdates: [], thisAndFuture: false, sequence: 0,
-    categories: [], tzids: [], problems: [],
+    index, line: c.line, uid: undefined, summary: undefined, description: undefined, htmlDescription: undefined,
+    dtstart: undefined, dtstartProblem: undefined, dtend: undefined, duration: undefined,
+    rrules: [], exrules: [], rdates: [], exdates: [], recurrenceId: undefined, thisAndFuture: false, status: undefined, sequence: 0,
+    location: undefined, geo: undefined, apple: undefined, organizer: undefined, categories: NONE as never[],
+    url: undefined, image: undefined, lastModified: undefined, tzids: [], problems: [],
   };
   for (const p of c.props) {
     const tz = tzidOf(p);
@@ -221,6 +240,9 @@ export function readEvent(c: Component, index: number): RawEvent {
   if (e.dtstart === undefined && e.dtstartProblem === undefined) e.dtstartProblem = 'no DTSTART';
   return lean(e);
 }
+
+/** An event's one TZID (the usual case) as a shared list per zone name. */
+const tzidList = memoized((tzid: string): readonly string[] => Object.freeze([tzid]));
 
 /**
  * A pushed-to array keeps room for 17 items: with a big feed's 60k events held through normalization,
@@ -235,8 +257,8 @@ function exact<T>(list: T[]): T[] {
 }
 
 function lean(e: RawEvent): RawEvent {
-  e.tzids = exact(e.tzids);
-  e.categories = exact(e.categories);
+  // Categories are already exact: the shared empty list, a shared list (CATEGORIES), or their sum.
+  e.tzids = e.tzids.length === 1 ? (tzidList(e.tzids[0]) as string[]) : exact(e.tzids);
   e.problems = exact(e.problems);
   e.exdates = exact(e.exdates);
   e.rdates = exact(e.rdates);

@@ -151,18 +151,18 @@ export interface Occ {
 }
 
 export function place(local: number, span: Span, f: Frame): Occ {
-  const key = keyOfLocal(local, f);
   if (f.kind === 'date') {
     const endLocal = local + span.days * DAY;
-    return { local, utc: wallToUtc(f.zone, local), endLocal, endUtc: wallToUtc(f.zone, endLocal), key, span };
+    return { local, utc: wallToUtc(f.zone, local), endLocal, endUtc: wallToUtc(f.zone, endLocal), key: keyOfLocal(local, f), span };
   }
   const utc = wallToUtc(f.zone, local);
   if (f.kind === 'floating') {
     const endLocal = local + span.days * DAY + span.seconds;
-    return { local, utc, endLocal, endUtc: wallToUtc(f.zone, endLocal), key, span };
+    return { local, utc, endLocal, endUtc: wallToUtc(f.zone, endLocal), key: keyOfLocal(local, f), span };
   }
   const endUtc = span.days ? wallToUtc(f.zone, local + span.days * DAY) + span.seconds : utc + span.seconds;
-  return { local, utc, endLocal: utcToWall(f.zone, endUtc), endUtc, key, span };
+  // keyOfLocal's key of a zoned instance, from the instant already known.
+  return { local, utc, endLocal: utcToWall(f.zone, endUtc), endUtc, key: formatUtcIso(utc), span };
 }
 
 /** Instance overlaps [from, to); a zero-length instance counts when it starts inside. */
@@ -210,8 +210,8 @@ function untilLocalOf(r: RRule, f: Frame, ctx: TimeContext): number | undefined 
  */
 function single(inp: SeriesInput): SeriesResult {
   const o = place(frameLocal(inp.event.dtstart!, inp.frame, inp.ctx), inp.span, inp.frame);
-  const kept = inWindow(o, inp.window.from - inp.reach, inp.window.to + inp.reach) ? [o] : [];
-  return { occs: kept.slice(0, inp.cap), truncated: kept.length > inp.cap, exhausted: !!inp.budget.exhausted, produced: 1 };
+  const kept = inWindow(o, inp.window.from - inp.reach, inp.window.to + inp.reach);
+  return { occs: kept && inp.cap >= 1 ? [o] : [], truncated: kept && inp.cap < 1, exhausted: !!inp.budget.exhausted, produced: 1 };
 }
 
 /** Expand one series (master or orphan with its own rules) over the window. */

@@ -57,11 +57,24 @@ interface FramedMaster {
   uid: string;
 }
 
-/** A draft to make once the group's occurrences are sorted by start. */
+/**
+ * A draft to make once the group's occurrences are sorted by start: what emit() needs, as data (a
+ * closure per occurrence, with its context, was most of what a single event's group allocated).
+ */
 interface Pending {
   sort: number;
-  run: () => void;
+  e: RawEvent;
+  /** The master `e` inherits missing properties from (an override's). */
+  base: RawEvent | undefined;
+  o: Occ;
+  f: Frame;
+  identity: string;
+  occurrence: string | undefined;
+  /** A master counted as drafted too when this draft is kept (an instance RANGE=THISANDFUTURE shifted). */
+  alsoDrafted?: RawEvent;
 }
+
+const bySort = (a: Pending, b: Pending): number => a.sort - b.sort;
 
 export function normalizeGroup(g: UidGroup, run: FileRun): void {
   const masters = framedMasters(distinctMasters(g, run.acct), g.uid, run);
@@ -70,13 +83,19 @@ export function normalizeGroup(g: UidGroup, run: FileRun): void {
   else if (!master && g.overrides.length && !g.masters.length) run.acct.series++;
   const overrides = latestOverrides(g, master?.f, run.ctx, run.acct);
 
-  const out = [...overrideDrafts(overrides, master, g.uid, run), ...masterDrafts(masters, overrides, run)];
-  out.sort((a, b) => a.sort - b.sort);
-  for (const x of out) x.run();
+  const fromOverrides = overrideDrafts(overrides, master, g.uid, run);
+  const fromMasters = masterDrafts(masters, overrides, run);
+  const out = fromOverrides.length ? [...fromOverrides, ...fromMasters] : fromMasters;
+  if (out.length > 1) out.sort(bySort);
+  for (const p of out) {
+    if (emit(p.e, p.base, p.o, p.f, p.identity, p.occurrence, run) && p.alsoDrafted) run.acct.mark(p.alsoDrafted, 'drafted');
+  }
   // A master whose instances in the window were all replaced by overrides still produced its series.
   if (master && run.acct.outcomeOf(master.e) === 'outsideWindow' && overrides.some((o) => run.acct.outcomeOf(o.e) === 'drafted')) {
     run.acct.mark(master.e, 'drafted');
   }
+  run.contents.forget(g.masters);
+  run.contents.forget(g.overrides);
 }
 
 /** Masters with their frame and span; one without a usable DTSTART or end fails. */
@@ -100,6 +119,7 @@ function framedMasters(masters: RawEvent[], groupUid: string, run: FileRun): Fra
  * the master's (partial overrides), properties missing in it inherited from the master.
  */
 function overrideDrafts(overrides: Override[], master: FramedMaster | undefined, groupUid: string, run: FileRun): Pending[] {
+  if (!overrides.length) return [];
   const { ctx, window } = run;
   const recurring = !master || master.e.rrules.length > 0 || master.e.rdates.length > 0;
   const masterKey = master ? selectorOf(master.e.dtstart!, master.f, ctx).key : undefined;
@@ -126,7 +146,7 @@ function overrideDrafts(overrides: Override[], master: FramedMaster | undefined,
     const o = place(frameLocal(startT, f, ctx), span, f);
     run.acct.produce(1);
     if (!inWindow(o, window.from, window.to)) continue;
-    out.push({ sort: o.utc, run: () => void emit(e, master?.e, o, f, identityFor(uid, ov.key), recurring ? ov.key : undefined, run) });
+    out.push({ sort: o.utc, e, base: master?.e, o, f, identity: identityFor(uid, ov.key), occurrence: recurring ? ov.key : undefined });
   }
   return out;
 }
@@ -142,7 +162,7 @@ function orphanSeriesDrafts(ov: Override, f: Frame, span: Span, uid: string, run
   for (const o of runSeries(e, f, span, [], 0, uid, run)) {
     if (!inWindow(o, run.window.from, run.window.to)) continue;
     const key = o.key === first ? ov.key : o.key;
-    out.push({ sort: o.utc, run: () => void emit(e, undefined, o, f, `${uid}|${key}`, key, run) });
+    out.push({ sort: o.utc, e, base: undefined, o, f, identity: `${uid}|${key}`, occurrence: key });
   }
   return out;
 }
@@ -156,8 +176,11 @@ interface Shift {
   ev: RawEvent;
 }
 
+const NO_SHIFTS: { shifts: Shift[]; reach: number } = Object.freeze({ shifts: [], reach: 0 });
+
 /** The shifts of the RANGE=THISANDFUTURE overrides, sorted, and how far they reach beyond the window. */
 function thisAndFutureShifts(m: FramedMaster, ranges: Override[], ctx: TimeContext): { shifts: Shift[]; reach: number } {
+  if (!ranges.length) return NO_SHIFTS;
   let reach = 0;
   const shifts = ranges.map((r) => {
     const t = r.e.dtstart ?? r.e.recurrenceId!;
@@ -188,25 +211,23 @@ function shifted(o0: Occ, m: FramedMaster, shifts: Shift[]): { o: Occ; f: Frame;
   return { o: o0, f: m.f, ev: m.e };
 }
 
+const NO_SELECTORS: Selector[] = [];
+
 /** Masters expanded; later distinct masters sharing the UID the same way under suffixed identities. */
 function masterDrafts(masters: FramedMaster[], overrides: Override[], run: FileRun): Pending[] {
   const out: Pending[] = [];
   masters.forEach((m, i) => {
     const isRecurring = m.e.rrules.length > 0 || m.e.rdates.length > 0;
-    const { shifts, reach } = thisAndFutureShifts(m, i === 0 ? overrides.filter((o) => o.e.thisAndFuture) : [], run.ctx);
-    const occs = runSeries(m.e, m.f, m.span, i === 0 ? overrides.map((o) => o.sel) : [], reach, m.uid, run);
+    const own = i === 0 ? overrides : [];
+    const { shifts, reach } = thisAndFutureShifts(m, own.length ? own.filter((o) => o.e.thisAndFuture) : own, run.ctx);
+    const occs = runSeries(m.e, m.f, m.span, own.length ? own.map((o) => o.sel) : NO_SELECTORS, reach, m.uid, run);
     for (const o0 of occs) {
-      const { o, f, ev, base } = shifted(o0, m, shifts);
+      const { o, f, ev, base } = shifts.length ? shifted(o0, m, shifts) : { o: o0, f: m.f, ev: m.e, base: undefined };
       if (!inWindow(o, run.window.from, run.window.to)) continue;
       const key = o0.key;
       const identity = isRecurring ? `${m.uid}|${key}` : m.uid;
-      out.push({
-        sort: o.utc,
-        run: () => {
-          // A shifted instance is still the master's: count the master as drafted too.
-          if (emit(ev, base, o, f, identity, isRecurring ? key : undefined, run) && ev !== m.e) run.acct.mark(m.e, 'drafted');
-        },
-      });
+      // A shifted instance is still the master's: the master counts as drafted too.
+      out.push({ sort: o.utc, e: ev, base, o, f, identity, occurrence: isRecurring ? key : undefined, alsoDrafted: ev !== m.e ? m.e : undefined });
     }
   });
   return out;
