@@ -108,17 +108,24 @@ export class RedisLedger implements Ledger {
     return ledgerKey(this.scope, kind, this.prefix);
   }
   async getMany(kind: LedgerKind, slugs: string[]): Promise<Map<string, LedgerEntry>> {
-    const out = new Map<string, LedgerEntry>();
-    if (slugs.length === 0) return out;
-    // All parts in flight at once (one round trip, not one per 1000 slugs: a run primes its whole feed).
+    return this.readFields(this.key(kind), slugs, parseEntry);
+  }
+
+  /**
+   * These fields of a hash, read by `read` (undefined: left out). All parts of 1000 fields in
+   * flight at once: one round trip, not one per part (a run primes its whole feed).
+   */
+  private async readFields<T>(hash: string, fields: string[], read: (raw: string | null | undefined) => T | undefined): Promise<Map<string, T>> {
+    const out = new Map<string, T>();
+    if (fields.length === 0) return out;
     const parts: string[][] = [];
-    for (let i = 0; i < slugs.length; i += 1000) parts.push(slugs.slice(i, i + 1000));
-    const replies = await Promise.all(parts.map((part) => this.redis.hmget(this.key(kind), ...part)));
+    for (let i = 0; i < fields.length; i += 1000) parts.push(fields.slice(i, i + 1000));
+    const replies = await Promise.all(parts.map((part) => this.redis.hmget(hash, ...part)));
     parts.forEach((part, p) => {
       const values = replies[p]!;
-      part.forEach((slug, j) => {
-        const e = parseEntry(values[j]);
-        if (e) out.set(slug, e);
+      part.forEach((field, j) => {
+        const v = read(values[j]);
+        if (v !== undefined) out.set(field, v);
       });
     });
     return out;
@@ -191,19 +198,14 @@ export class RedisLedger implements Ledger {
     return this.redis.hlen(this.key(kind));
   }
   async recordedNames(kind: 'venues' | 'organizers', keys: string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    for (let i = 0; i < keys.length; i += 1000) {
-      const part = keys.slice(i, i + 1000);
-      const values = await this.redis.hmget(`${this.key(kind)}:names`, ...part);
-      part.forEach((k, j) => {
-        const v = values[j];
-        if (typeof v === 'string') out.set(k, v);
-      });
-    }
-    return out;
+    return this.readFields(this.namesKey(kind), keys, (v) => (typeof v === 'string' ? v : undefined));
+  }
+  /** The spellings claimName records, beside the kind's entries. */
+  private namesKey(kind: 'venues' | 'organizers'): string {
+    return `${this.key(kind)}:names`;
   }
   async claimName(kind: 'venues' | 'organizers', key: string, name: string): Promise<string> {
-    const hash = `${this.key(kind)}:names`;
+    const hash = this.namesKey(kind);
     const res = await this.redis.multi().hsetnx(hash, key, name).hget(hash, key).exec();
     const stored = res?.[1]?.[1];
     return typeof stored === 'string' ? stored : name;
