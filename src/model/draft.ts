@@ -120,8 +120,8 @@ export type EventDraft = z.infer<typeof EventDraft>;
 /**
  * EventDraft with flat terms (FlatTermDraft): what z.compile can compile, since EventDraft itself
  * holds TermDraft's cycle, which z.compile refuses. It accepts a subset of what EventDraft accepts,
- * with the same output; sources whose terms are names (CSV rows, ICS CATEGORIES) check their drafts
- * against a compiled copy first and leave the verdict and issues of a refusal to EventDraft.
+ * with the same output; drafts whose terms are names (CSV rows, ICS CATEGORIES) are checked against a
+ * compiled copy first, EventDraft keeping the verdict and issues of a refusal (draft-check.ts).
  */
 const FLAT_TERMS = z.array(FlatTermDraft).default([]);
 export const FlatEventDraft = EventDraft.safeExtend({ categories: FLAT_TERMS, tags: FLAT_TERMS });

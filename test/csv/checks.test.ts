@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { EventDraft, OrganizerDraft, VenueDraft } from '../../src/model/draft.ts';
-import { checkDraft, FlatEventDraft } from '../../src/sources/csv/checks.ts';
+import { EventDraft, FlatEventDraft, OrganizerDraft, VenueDraft } from '../../src/model/draft.ts';
+import { checkDraft } from '../../src/sources/csv/checks.ts';
 import type { CsvKind } from '../../src/sources/csv/types.ts';
 
-// checkDraft runs a compiled copy of the draft schemas first (src/sources/csv/checks.ts); whatever
+// checkDraft runs a compiled copy of the draft schemas first (src/model/draft-check.ts); whatever
 // it answers must be what the schema itself answers: same verdict, same output, same issues.
 
 const SCHEMA = { events: EventDraft, venues: VenueDraft, organizers: OrganizerDraft };

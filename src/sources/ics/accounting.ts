@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { EventDraft, FlatEventDraft, type ItemFailure, type Normalized } from '../../model/draft.ts';
+import type { EventDraft, ItemFailure, Normalized } from '../../model/draft.ts';
+import { checkEventDraft } from '../../model/draft-check.ts';
 import { WarningList } from '../../ical/warnings.ts';
 import { IcsLimitError } from './errors.ts';
 import type { RawEvent } from './event.ts';
@@ -21,20 +21,6 @@ export interface Accounting {
 /** `VEVENT #3 at line 40 (UID abc)`: how messages name a VEVENT. */
 export function label(e: RawEvent): string {
   return `VEVENT #${e.index} at line ${e.line}${e.uid ? ` (UID ${e.uid})` : ''}`;
-}
-
-/**
- * The draft schema, compiled (z.compile) for the drafts it can model: ICS terms are names, so
- * FlatEventDraft (src/model/draft.ts) fits them. It accepts a subset of what EventDraft accepts;
- * a draft it refuses goes to EventDraft, whose verdict and issues are the ones kept. The runtime
- * parser was 8% of the bench's 20 MB feed (one check per VEVENT), the compiled one a fifth of that.
- */
-const FAST_DRAFT = z.compile(FlatEventDraft);
-
-function checkDraft(d: EventDraft): true | z.ZodSafeParseError<EventDraft> {
-  if (FAST_DRAFT.safeParse(d).success) return true;
-  const r = EventDraft.safeParse(d);
-  return r.success || r;
 }
 
 export class FileAccounting {
@@ -98,8 +84,8 @@ export class FileAccounting {
    */
   addDraft(e: RawEvent, draft: EventDraft): boolean {
     if (!this.validated[e.index]) {
-      const r = checkDraft(this.probe(draft));
-      if (r !== true) {
+      const r = checkEventDraft(this.probe(draft));
+      if (!r.success) {
         this.fail(e, r.error.issues.map((i) => `${i.path.join('.') || 'draft'}: ${i.message}`).join('; '));
         return false;
       }
