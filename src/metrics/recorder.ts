@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { memoized } from '../util/memo.ts';
+import { memoizedBy } from '../util/memo.ts';
 
 /**
  * Workers run in many processes (and machines) while one `calsync serve` answers /metrics, so
@@ -37,14 +37,9 @@ export function parseField(field: string): { name: string; labels: Record<string
 
 /**
  * fieldOf, remembered: a worker counts the same few fields (site, method, status) for every
- * request. The key is the name and the labels as given, joined by NULs, and spells them back.
+ * request. Remembered by the name and the labels as given, joined by NULs (see MetricsRecorder.field).
  */
-const fieldByKey = memoized((key: string): string => {
-  const [name = '', ...kv] = key.split('\0');
-  const labels: Record<string, string> = {};
-  for (let i = 0; i + 1 < kv.length; i += 2) labels[kv[i]!] = kv[i + 1]!;
-  return fieldOf(name, labels);
-}, 1024, 400);
+const fieldByKey = memoizedBy((f: { key: string; name: string; labels: Record<string, string | number> }) => f.key, (f) => fieldOf(f.name, f.labels), 1024, 400);
 
 /** How long increments wait in the process before one flush sends them to Redis. */
 const FLUSH_MS = 1000;
@@ -76,8 +71,8 @@ export class MetricsRecorder {
   private field(name: string, labels: Record<string, string | number>): string {
     let key = name;
     for (const k in labels) key += `\0${k}\0${labels[k]}`;
-    // A NUL inside a name or label could not be spelled back: such a field is built directly.
-    return key.split('\0').length === 1 + 2 * Object.keys(labels).length ? fieldByKey(key) : fieldOf(name, labels);
+    // A NUL inside a name or label would let two fields share a key: such a field is built directly.
+    return key.split('\0').length === 1 + 2 * Object.keys(labels).length ? fieldByKey({ key, name, labels }) : fieldOf(name, labels);
   }
 
   /** A histogram observation: cumulative buckets, sum and count. */
