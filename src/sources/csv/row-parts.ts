@@ -1,3 +1,4 @@
+import { memoizedBy } from '../../util/memo.ts';
 import type { Row, RowContext } from './row.ts';
 
 /**
@@ -13,8 +14,8 @@ import type { Row, RowContext } from './row.ts';
  * Values are shared between rows, so they are frozen; the draft schemas build each row's draft
  * afresh from them (zod's output is never its input: src/sources/csv/checks.ts).
  *
- * Bounded like src/util/memo.ts: at most MAX_PARTS per part (then cleared), and cells longer than
- * MAX_KEY_CHARS together are never kept.
+ * Kept by src/util/memo.ts's memoizedBy: at most MAX_PARTS per part (then cleared), and cells longer
+ * than MAX_KEY_CHARS together are never kept.
  */
 
 const MAX_PARTS = 1024;
@@ -25,20 +26,24 @@ interface Part {
   errors: readonly string[];
 }
 
-export interface PartTable {
-  /** The columns of the part's fields that this file has. */
-  columns: number[];
-  parts: Map<string, Part>;
-}
+/** A part's builder for one file, remembered by the cells of the columns it reads. */
+export type PartTable = (row: Row<string>) => Part;
 
-function tableOf(ctx: RowContext, name: string, fields: readonly string[]): PartTable {
+function tableOf<F extends string>(ctx: RowContext, name: string, fields: readonly F[], build: (row: Row<F>) => unknown): PartTable {
   let table = ctx.parts.get(name);
   if (!table) {
     const columns = fields.flatMap((f) => {
       const c = ctx.colOf.get(f);
       return c === undefined ? [] : [c];
     });
-    ctx.parts.set(name, (table = { columns, parts: new Map() }));
+    // The problems found building it are taken off the row that built it: every row, that one
+    // included, gets them from the part (sharedPart).
+    const made = (row: Row<string>): Part => {
+      const before = row.errors.length;
+      const value = deepFreeze(build(row as Row<F>));
+      return { value, errors: row.errors.splice(before) };
+    };
+    ctx.parts.set(name, (table = memoizedBy((row: Row<string>) => keyOf(row.cells, columns), made, MAX_PARTS, MAX_KEY_CHARS)));
   }
   return table;
 }
@@ -67,17 +72,7 @@ function deepFreeze<T>(value: T): T {
  * `name` names the part; a builder must read no cell outside `fields`.
  */
 export function sharedPart<F extends string, T>(row: Row<F>, name: string, fields: readonly F[], build: (row: Row<F>) => T): T {
-  const table = tableOf(row.ctx, name, fields);
-  const key = keyOf(row.cells, table.columns);
-  if (key.length > MAX_KEY_CHARS) return build(row);
-  const known = table.parts.get(key);
-  if (known) {
-    for (const e of known.errors) row.errors.push(e);
-    return known.value as T;
-  }
-  const before = row.errors.length;
-  const value = deepFreeze(build(row));
-  if (table.parts.size >= MAX_PARTS) table.parts.clear();
-  table.parts.set(key, { value, errors: row.errors.slice(before) });
-  return value;
+  const part = tableOf(row.ctx, name, fields, build)(row as Row<string>);
+  for (const e of part.errors) row.errors.push(e);
+  return part.value as T;
 }
