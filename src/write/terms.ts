@@ -123,7 +123,10 @@ export class TermResolver {
    */
   async resolveEach(wanted: ReadonlyArray<readonly [Taxonomy, TermDraft]>, concurrency: number): Promise<void> {
     const distinct = new Map<string, readonly [Taxonomy, TermDraft]>();
-    for (const w of wanted) if (!distinct.has(this.keyOf(w[0], w[1]))) distinct.set(this.keyOf(w[0], w[1]), w);
+    for (const w of wanted) {
+      const key = this.keyOf(w[0], w[1]);
+      if (!distinct.has(key)) distinct.set(key, w);
+    }
     await mapConcurrent([...distinct.values()], concurrency, ([tax, d]) => this.resolve(tax, d).catch(() => undefined));
   }
 

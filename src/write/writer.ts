@@ -370,8 +370,8 @@ export class SiteWriter {
     await mapConcurrent(rest, 2 * this.o.concurrency, async (p) => {
       const entry = known.get(p.slug);
       const mine = this.takeInline(p, entry);
-      if (mine) await othersClaims(p, mine);
-      await this.writeSlots.run(() => this.writeOne(p, entry, recording, mine));
+      const inline = mine && { mine, ids: await othersClaims(p, mine) };
+      await this.writeSlots.run(() => this.writeOne(p, entry, recording, inline));
     });
     await Promise.all(recording);
   }
@@ -388,9 +388,10 @@ export class SiteWriter {
 
   /**
    * Writes one event; its ledger entry is stored (and the event reported) by a promise left in `recording`.
-   * `inline`: the claims takeInline took for it (the event is then a plain create carrying them).
+   * `inline`: the claims takeInline took for it (the event is then a plain create carrying them),
+   * and the ids of the others, settled.
    */
-  private async writeOne(planned: PlannedWrite, entry: LedgerEntry | undefined, recording: Promise<void>[], inline?: InlineClaim[]): Promise<void> {
+  private async writeOne(planned: PlannedWrite, entry: LedgerEntry | undefined, recording: Promise<void>[], inline?: InlineWrite): Promise<void> {
     const { report, client, lang } = this.o;
     let p = planned;
     const base = { kind: 'events' as const, slug: p.slug, origin: p.origin };
@@ -524,12 +525,10 @@ export class SiteWriter {
    * claim taken here is settled: from the answer (or the `<slug>-N` duplicate's), else created
    * on its own, so the events waiting for it go on.
    */
-  private async createInline(planned: PlannedWrite, mine: InlineClaim[]): Promise<Written> {
+  private async createInline(planned: PlannedWrite, { mine, ids }: InlineWrite): Promise<Written> {
     const { client, lang } = this.o;
-    const claims = claimsOf(planned.pending);
-    // `mine` was taken in one synchronous pass (takeInline): an event only ever waits for claims taken before its turn.
-    const ids = new Map<InlineClaim, number | undefined>();
-    for (const c of claims) if (!mine.includes(c)) ids.set(c, await c.result);
+    // `mine` was taken in one synchronous pass (takeInline), and `ids` are the others' settled
+    // (othersClaims): an event only ever waits for claims taken before its turn.
     const withIds = this.finish(planned, ids);
     if (mine.length === 0) return { ...(await this.createNew(withIds)), p: withIds };
     const wire: InlineEventBody = { ...withIds.body, slug: planned.slug, organizer: this.inlineOrganizers(planned.pending!, ids) };
@@ -631,13 +630,21 @@ function termsOf(d: EventLinkDrafts): Array<readonly [Taxonomy, TermDraft]> {
   return [...d.categories.map((t) => ['categories', t] as const), ...d.tags.map((t) => ['tags', t] as const)];
 }
 
+/** An inline create's claims: those it carries itself, and the ids of those other events created. */
+interface InlineWrite {
+  mine: InlineClaim[];
+  ids: Map<InlineClaim, number | undefined>;
+}
+
 /**
  * Waits, without a request slot, for the venues/organizers of this plan that events dispatched
- * before it are creating (each claim settles whatever happens, see InlineClaim). Those events
- * wait only for earlier ones in turn, so the waits form no cycle.
+ * before it are creating (each claim settles whatever happens, see InlineClaim), and gives their
+ * ids. Those events wait only for earlier ones in turn, so the waits form no cycle.
  */
-async function othersClaims(p: PlannedWrite, mine: readonly InlineClaim[]): Promise<void> {
-  for (const c of claimsOf(p.pending)) if (!mine.includes(c)) await c.result;
+async function othersClaims(p: PlannedWrite, mine: readonly InlineClaim[]): Promise<Map<InlineClaim, number | undefined>> {
+  const ids = new Map<InlineClaim, number | undefined>();
+  for (const c of claimsOf(p.pending)) if (!mine.includes(c)) ids.set(c, await c.result);
+  return ids;
 }
 
 function claimsOf(pending: PendingLinks | undefined): InlineClaim[] {
