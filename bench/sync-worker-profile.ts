@@ -11,8 +11,8 @@ import { startWorkers } from '../src/queue/worker.ts';
 import type { ReportJson } from '../src/report/report.ts';
 import { createLogger } from '../src/util/log.ts';
 import { waitForFinish } from '../test/support/worker-process.ts';
-import { benchRedis, PASSWORD, sandboxProcess, USER } from './env.ts';
-import { seedSource } from './sync.ts';
+import { benchRedis, PASSWORD, sandboxProcess } from './env.ts';
+import { seedSource, syncBenchConfig } from './sync.ts';
 
 const events = Number(process.argv[2] ?? 2000);
 const latency = Number(process.argv[3] ?? 50);
@@ -25,14 +25,7 @@ const redis = await benchRedis();
 process.env.SWP_PASSWORD = PASSWORD;
 try {
   await seedSource(src, events);
-  const config = parseConfig({
-    sites: [
-      { name: 'src', restRoot: src.url, auth: { user: USER, passwordEnv: 'SWP_PASSWORD' } },
-      { name: 'dst', restRoot: dst.url, auth: { user: USER, passwordEnv: 'SWP_PASSWORD' }, concurrency: 8 },
-    ],
-    syncs: [{ name: 'bench', from: 'src', to: 'dst', languages: ['en'], window: { from: '2027-01-01', to: '2027-12-31' } }],
-    worker: { concurrency: { sync: 2 } },
-  });
+  const config = parseConfig(syncBenchConfig(src.url, dst.url, 'SWP_PASSWORD'));
   const prefix = `swp${Date.now()}`;
   const workers = await startWorkers({ config, redisUrl: redis.url, jobs: JOBS, log: createLogger({ level: 'warn' }), prefix, queues: ['sync'] });
   const queue = new Queue('sync', { connection: bullConnection(redis.url), prefix });

@@ -47,18 +47,23 @@ async function pageJobs(queue: Queue, plannerId: string) {
  * target, then a no-change resync: events/s of the first run (enqueue to report) and the resync's
  * time and writes.
  */
+/** The bench's sync, from `src` to `dst` (its password in env `passwordEnv`): also profiled by bench/sync-worker-profile.ts. */
+export function syncBenchConfig(src: string, dst: string, passwordEnv: string) {
+  return {
+    sites: [
+      { name: 'src', restRoot: src, auth: { user: USER, passwordEnv } },
+      { name: 'dst', restRoot: dst, auth: { user: USER, passwordEnv }, concurrency: 8 },
+    ],
+    syncs: [{ name: 'bench', from: 'src', to: 'dst', languages: ['en'], window: { from: '2027-01-01', to: '2027-12-31' } }],
+    worker: { concurrency: { sync: 2 } },
+  };
+}
+
 async function syncFlow(src: SandboxProcess, events: number, workers: number, latencyMs: number) {
   const dst = await sandboxProcess(latencyMs ? ['--latency-ms', String(latencyMs)] : []);
   const redis = await benchRedis();
   const prefix = `bench${Date.now()}`;
-  const config = writeConfig({
-    sites: [
-      { name: 'src', restRoot: src.url, auth: { user: USER, passwordEnv: 'SB_PASSWORD' } },
-      { name: 'dst', restRoot: dst.url, auth: { user: USER, passwordEnv: 'SB_PASSWORD' }, concurrency: 8 },
-    ],
-    syncs: [{ name: 'bench', from: 'src', to: 'dst', languages: ['en'], window: { from: '2027-01-01', to: '2027-12-31' } }],
-    worker: { concurrency: { sync: 2 } },
-  });
+  const config = writeConfig(syncBenchConfig(src.url, dst.url, 'SB_PASSWORD'));
   const procs = Array.from({ length: workers }, () => spawnWorker({ config, redisUrl: redis.url, prefix, env: { SB_PASSWORD: PASSWORD }, args: ['--queues', 'sync'] }));
   const queue = new Queue('sync', { connection: bullConnection(redis.url), prefix });
   const run = async () => {
