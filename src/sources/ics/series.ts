@@ -222,7 +222,7 @@ function masterDrafts(masters: FramedMaster[], overrides: Override[], run: FileR
     const { shifts, reach } = thisAndFutureShifts(m, own.length ? own.filter((o) => o.e.thisAndFuture) : own, run.ctx);
     const occs = runSeries(m.e, m.f, m.span, own.length ? own.map((o) => o.sel) : NO_SELECTORS, reach, m.uid, run);
     for (const o0 of occs) {
-      const { o, f, ev, base } = shifts.length ? shifted(o0, m, shifts) : { o: o0, f: m.f, ev: m.e, base: undefined };
+      const { o, f, ev, base } = shifted(o0, m, shifts);
       if (!inWindow(o, run.window.from, run.window.to)) continue;
       const key = o0.key;
       const identity = isRecurring ? `${m.uid}|${key}` : m.uid;
