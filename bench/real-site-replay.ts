@@ -3,9 +3,9 @@
  * sent: a loopback proxy records every request of an import (method, path, body, status,
  * answer), and a bare fetch loop replays the same event bodies against the reset site.
  *
- * - `recordingProxy`: forwards to the site unchanged and keeps each exchange. The timed import
- *   never runs through it (it would add a hop and this process's CPU to every request); a
- *   separate, untimed import is recorded.
+ * - `recordingProxy`: forwards to the site unchanged and keeps each exchange. Every phase of
+ *   bench/real-site.ts (the import and both bare loops) goes through it, so each pays the same
+ *   loopback hop, and the import's recording is the one replayed.
  * - `prepareReplay`: from a recording, the linked records the import created (terms, and the
  *   venues/organizers created on their own or inline inside an event create, read back from the
  *   answers) and the event creates, with every venue/organizer/term reference as an old site id.
@@ -149,7 +149,9 @@ async function post(site: BareSite, route: string, body: unknown): Promise<Json>
   return JSON.parse(text) as Json;
 }
 
+/** Old site id → new site id, keyed by idKey. */
 export type IdMap = Map<string, number>;
+const idKey = (kind: LinkedKind, id: unknown): string => `${kind}:${String(id)}`;
 
 /**
  * Creates the recorded linked records (terms first: a term's parent is another term), `concurrency`
@@ -157,15 +159,14 @@ export type IdMap = Map<string, number>;
  */
 export async function replayLinked(site: BareSite, plan: ReplayPlan, concurrency: number): Promise<IdMap> {
   const ids: IdMap = new Map();
-  const key = (kind: LinkedKind, id: unknown) => `${kind}:${String(id)}`;
   const terms = plan.linked.filter((l) => l.kind === 'categories' || l.kind === 'tags');
   const others = plan.linked.filter((l) => l.kind === 'venues' || l.kind === 'organizers');
   for (const group of [terms, others]) {
     await mapConcurrent(group, concurrency, async (l) => {
       const body = { ...l.body };
-      if (typeof body.parent === 'number' && body.parent > 0) body.parent = ids.get(key(l.kind, body.parent)) ?? 0;
+      if (typeof body.parent === 'number' && body.parent > 0) body.parent = ids.get(idKey(l.kind, body.parent)) ?? 0;
       const rec = await post(site, `/${l.kind}`, body);
-      ids.set(key(l.kind, l.oldId), rec.id as number);
+      ids.set(idKey(l.kind, l.oldId), rec.id as number);
     });
   }
   return ids;
@@ -173,7 +174,7 @@ export async function replayLinked(site: BareSite, plan: ReplayPlan, concurrency
 
 /** POSTs the recorded event bodies with the new linked ids, `concurrency` at a time. */
 export async function replayEvents(site: BareSite, plan: ReplayPlan, ids: IdMap, concurrency: number): Promise<void> {
-  const map = (kind: LinkedKind, v: unknown) => (typeof v === 'number' ? (ids.get(`${kind}:${v}`) ?? v) : v);
+  const map = (kind: LinkedKind, v: unknown) => (typeof v === 'number' ? (ids.get(idKey(kind, v)) ?? v) : v);
   const bodies = plan.events.map((e) => ({
     ...e,
     ...(e.venue !== undefined ? { venue: map('venues', e.venue) } : {}),
