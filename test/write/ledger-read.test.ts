@@ -40,4 +40,18 @@ describe('ledger entries read back', () => {
       expect(new Map([...got].sort(([a], [b]) => (a < b ? -1 : 1)))).toEqual(new Map([...expected].sort(([a], [b]) => (a < b ? -1 : 1))));
     }
   });
+
+  it('ledgerSnapshot reads a ledger of several HSCAN pages whole, as entries() does', async () => {
+    const ledger = new RedisLedger(redis, { site: 's', language: 'en', source: 'pages' }, testPrefix());
+    const key = `${ledger.prefix}:ledger:s:en:pages:events`;
+    const slugs = Array.from({ length: 2500 }, (_, i) => `ev-${i}`);
+    await redis.hset(key, Object.fromEntries(slugs.map((s, i) => [s, JSON.stringify({ fp: `fp-${i}`, id: i, at: 'a' })])));
+    const byScan = new Map<string, LedgerEntry>();
+    for await (const [slug, e] of ledger.entries('events')) byScan.set(slug, e);
+    const snapshot = await ledgerSnapshot(ledger, 'events', 10_000);
+    expect(snapshot!.size).toBe(2500);
+    expect(snapshot).toEqual(byScan);
+    expect(snapshot!.get('ev-1234')).toEqual({ fp: 'fp-1234', id: 1234, at: 'a' });
+    expect(await ledgerSnapshot(ledger, 'events', 2499)).toBeUndefined();
+  });
 });
