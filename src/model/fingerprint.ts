@@ -56,5 +56,10 @@ function slowStringify(value: unknown): string {
 
 /** Fingerprint of a full write body (term ids resolved): equal fingerprints mean no write is needed. */
 export function fingerprint(body: unknown): string {
-  return hash('sha256', stableStringify(body), 'hex').slice(0, 32);
+  return hashOf(stableStringify(body));
+}
+
+/** The fingerprint of a value already written as stableStringify writes it (see eventFingerprint in src/write/body.ts). */
+export function hashOf(stable: string): string {
+  return hash('sha256', stable, 'hex').slice(0, 32);
 }

@@ -1,5 +1,6 @@
 import type { CategoryCreate, EventCreate, OrganizerCreate, VenueCreate } from '../api/index.ts';
 import type { EventDraft, OrganizerDraft, VenueDraft } from '../model/draft.ts';
+import { fingerprint, hashOf } from '../model/fingerprint.ts';
 
 /**
  * Write bodies are always complete: a site update resets every field it is not sent
@@ -99,4 +100,38 @@ export function organizerBody(o: OrganizerDraft, defaults: { status?: string } =
     if (val) body[k] = val;
   }
   return body;
+}
+
+/** Every key an event body can hold, and the slug its fingerprint adds: what eventFingerprint writes by hand. */
+const EVENT_FP_KEYS = new Set([
+  'all_day', 'categories', 'cost', 'description', 'end_date', 'excerpt', 'featured', 'hide_from_listings', 'image', 'organizer',
+  'show_map', 'show_map_link', 'start_date', 'status', 'sticky', 'tags', 'timezone', 'title', 'venue', 'website',
+]);
+
+/** Whether every value of `body` is written by JSON.stringify as stableStringify writes it: strings, numbers, booleans, id lists. */
+function plainEventBody(body: EventBody): boolean {
+  for (const k in body) {
+    if (!EVENT_FP_KEYS.has(k)) return false;
+    const v = (body as unknown as Record<string, unknown>)[k];
+    if (v !== null && typeof v === 'object' && !(Array.isArray(v) && v.every((x) => typeof x === 'number'))) return false;
+  }
+  return true;
+}
+
+/**
+ * `fingerprint({ ...body, slug })`, the value the ledger keeps for an event, byte for byte: a
+ * re-import computes it for every event of its feed, and the generic sorted copy cost twice this
+ * (test/write/event-fingerprint.test.ts compares the two). The literal lists the keys in sorted
+ * order and JSON.stringify leaves out the undefined ones, as stableStringify does; a body with any
+ * other key or value goes the generic way.
+ */
+export function eventFingerprint(body: EventBody, slug: string): string {
+  if (!plainEventBody(body)) return fingerprint({ ...body, slug });
+  const b = body;
+  return hashOf(JSON.stringify({
+    all_day: b.all_day, categories: b.categories, cost: b.cost, description: b.description, end_date: b.end_date, excerpt: b.excerpt,
+    featured: b.featured, hide_from_listings: b.hide_from_listings, image: b.image, organizer: b.organizer, show_map: b.show_map,
+    show_map_link: b.show_map_link, slug, start_date: b.start_date, status: b.status, sticky: b.sticky, tags: b.tags,
+    timezone: b.timezone, title: b.title, venue: b.venue, website: b.website,
+  }));
 }

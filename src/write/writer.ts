@@ -6,7 +6,7 @@ import { slugFor } from '../model/identity.ts';
 import type { Language } from '../model/languages.ts';
 import { recordTimes } from '../model/run-window.ts';
 import { mapConcurrent, Slots } from '../util/pool.ts';
-import { eventBody, type EventBody, type EventLinkIds, type InlineEventBody } from './body.ts';
+import { eventBody, eventFingerprint, type EventBody, type EventLinkIds, type InlineEventBody } from './body.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
 import type { ItemKind, RunReport } from '../report/report.ts';
@@ -237,7 +237,7 @@ export class SiteWriter {
     const slug = this.slugOf(d);
     if (pending) return { slug, origin: d.origin, body, fp: '', notes, pending, ...extra?.(d) };
     // The links fingerprint serves only the sync's untouched check (with `extra`): not hashed for imports.
-    return { slug, origin: d.origin, body, fp: fingerprint({ ...body, slug }), notes, ...(extra ? { links: fingerprint(ids), ...extra(d) } : {}) };
+    return { slug, origin: d.origin, body, fp: eventFingerprint(body, slug), notes, ...(extra ? { links: fingerprint(ids), ...extra(d) } : {}) };
   }
 
   /**
@@ -337,7 +337,7 @@ export class SiteWriter {
     }
     body.organizer = [...new Set(organizers)];
     const links = { ...pending.ids, venue, organizers };
-    return { slug: p.slug, origin: p.origin, body, fp: fingerprint({ ...body, slug: p.slug }), notes, links: fingerprint(links), ...(p.srcMod !== undefined ? { srcMod: p.srcMod } : {}) };
+    return { slug: p.slug, origin: p.origin, body, fp: eventFingerprint(body, p.slug), notes, links: fingerprint(links), ...(p.srcMod !== undefined ? { srcMod: p.srcMod } : {}) };
   }
 
   /** A plan with every pending link resolved the standalone way (created now, or awaited from the event creating it). */
