@@ -5,7 +5,7 @@ import { formatDay, formatUtcIso, formatWall, utcToWall } from '../../model/time
 import { label } from './accounting.ts';
 import type { RawEvent } from './event.ts';
 import type { Frame, Occ } from './expand.ts';
-import { looksLikeHtml, plainToHtml } from './text.ts';
+import { collapseSpaces, looksLikeHtml, nfc, plainToHtml } from './text.ts';
 import { isUrlOnly, venueFromLocation } from './venue.ts';
 
 /**
@@ -33,17 +33,17 @@ export interface Content {
 }
 
 function cleanTitle(s: string | undefined): string | undefined {
-  const t = s === undefined ? undefined : plainText(s.normalize('NFC')).replace(/\s+/g, ' ').trim();
+  const t = s === undefined ? undefined : collapseSpaces(plainText(nfc(s)));
   return t || undefined;
 }
 
 function descriptionHtml(e: RawEvent): string | undefined {
   if (e.htmlDescription) {
     // Some writers double-escape (`\\n`): a literal backslash-n in markup is never content.
-    const h = sanitizeHtml(e.htmlDescription.replace(/\\n/g, '\n').normalize('NFC'));
+    const h = sanitizeHtml(nfc(e.htmlDescription.replace(/\\n/g, '\n')));
     if (h) return h;
   }
-  const d = e.description?.normalize('NFC').trim();
+  const d = e.description === undefined ? undefined : nfc(e.description).trim();
   if (!d) return undefined;
   if (looksLikeHtml(d)) return sanitizeHtml(d) || undefined;
   return plainToHtml(d);
@@ -63,7 +63,7 @@ function termNames(names: string[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const n of names) {
-    const name = n.normalize('NFC').replace(/\s+/g, ' ').trim();
+    const name = collapseSpaces(nfc(n));
     const k = name.toLowerCase();
     if (!name || seen.has(k)) continue;
     seen.add(k);
@@ -186,16 +186,9 @@ export class ContentCache {
   }
 
   private venueOf(location: string | undefined, geo: RawEvent['geo'], apple: RawEvent['apple']): EventDraft['venue'] {
-    if (geo === undefined && apple === undefined) {
-      if (!this.venuesByLocation.has(location)) this.venuesByLocation.set(location, cleanVenue(venueFromLocation(location, geo, apple)));
-      return this.venuesByLocation.get(location);
-    }
-    if (apple === undefined) {
-      // By the GEO object events share, then by the location text: no key to build per event.
-      const byLocation = this.remembered(geo!, () => new Map<string | undefined, EventDraft['venue']>());
-      if (!byLocation.has(location)) byLocation.set(location, this.venueByKey(location, geo, apple));
-      return byLocation.get(location);
-    }
+    if (geo === undefined && apple === undefined) return byLocation(this.venuesByLocation, location, () => cleanVenue(venueFromLocation(location, geo, apple)));
+    // By the GEO object events share, then by the location text: no key to build per event.
+    if (apple === undefined) return byLocation(this.remembered(geo!, () => new Map()), location, () => this.venueByKey(location, geo, apple));
     return this.venueByKey(location, geo, apple);
   }
 
@@ -204,6 +197,13 @@ export class ContentCache {
     if (!this.venues.has(k)) this.venues.set(k, cleanVenue(venueFromLocation(location, geo, apple)));
     return this.venues.get(k);
   }
+}
+
+/** The venue kept for a location text in `map`, made once (one lookup when it is there: most are). */
+function byLocation(map: Map<string | undefined, EventDraft['venue']>, location: string | undefined, make: () => EventDraft['venue']): EventDraft['venue'] {
+  let v = map.get(location);
+  if (v === undefined && !map.has(location)) map.set(location, (v = make()));
+  return v;
 }
 
 /** One placed occurrence -> the draft's time fields. */

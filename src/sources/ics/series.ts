@@ -224,10 +224,10 @@ function masterDrafts(masters: FramedMaster[], overrides: Override[], run: FileR
     for (const o0 of occs) {
       const { o, f, ev, base } = shifted(o0, m, shifts);
       if (!inWindow(o, run.window.from, run.window.to)) continue;
-      const key = o0.key;
-      const identity = isRecurring ? `${m.uid}|${key}` : m.uid;
+      const key = isRecurring ? o0.key : undefined;
+      const identity = key !== undefined ? `${m.uid}|${key}` : m.uid;
       // A shifted instance is still the master's: the master counts as drafted too.
-      out.push({ sort: o.utc, e: ev, base, o, f, identity, occurrence: isRecurring ? key : undefined, alsoDrafted: ev !== m.e ? m.e : undefined });
+      out.push({ sort: o.utc, e: ev, base, o, f, identity, occurrence: key, alsoDrafted: ev !== m.e ? m.e : undefined });
     }
   });
   return out;
