@@ -51,8 +51,11 @@ export function isLeapYear(y: number): boolean {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 }
 
+/** Built once: a literal inside daysInMonth is a new array on every call (each time value read, each month a rule visits). */
+const MONTH_DAYS: readonly number[] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 export function daysInMonth(y: number, m: number): number {
-  return m === 2 ? (isLeapYear(y) ? 29 : 28) : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
+  return m === 2 ? (isLeapYear(y) ? 29 : 28) : MONTH_DAYS[m - 1];
 }
 
 /** Local or UTC seconds from fields; validates the fields (returns undefined for 2017-10-32). */
