@@ -219,12 +219,19 @@ function rawOffset(zone: string, utcSec: number): number {
 
 const BUCKET = 900;
 interface ZoneCache {
+  /**
+   * The days map's last answers, by day modulo RECENT: converting one time asks for the days around
+   * it, and a feed's times come day by day; an array read costs less than a map lookup.
+   */
+  recentDay: Float64Array;
+  recentOffset: Float64Array;
   /** UTC day -> offset, for days without a transition (nearly all). */
   days: Map<number, number>;
   /** 15-minute bucket -> offset, inside transition days. */
   buckets: Map<number, number>;
 }
 const offsetCache = new Map<string, ZoneCache>();
+const RECENT = 64;
 
 /**
  * UTC offset (seconds, east positive) of `zone` at an instant. Cached per zone and UTC day when the
@@ -236,10 +243,16 @@ export function offsetAt(zone: string, utcSec: number): number {
   const fixed = fixedZoneOffset(zone);
   if (fixed !== undefined) return fixed;
   let cache = offsetCache.get(zone);
-  if (!cache) offsetCache.set(zone, (cache = { days: new Map(), buckets: new Map() }));
+  if (!cache) offsetCache.set(zone, (cache = { recentDay: new Float64Array(RECENT).fill(NaN), recentOffset: new Float64Array(RECENT), days: new Map(), buckets: new Map() }));
   const day = Math.floor(utcSec / DAY);
+  const slot = day & (RECENT - 1);
+  if (cache.recentDay[slot] === day) return cache.recentOffset[slot];
   const hit = cache.days.get(day);
-  if (hit !== undefined) return hit;
+  if (hit !== undefined) {
+    cache.recentDay[slot] = day;
+    cache.recentOffset[slot] = hit;
+    return hit;
+  }
   const b = Math.floor(utcSec / BUCKET);
   const bh = cache.buckets.get(b);
   if (bh !== undefined) return bh;

@@ -214,7 +214,10 @@ function wallFields(o: Occ, f: Frame): { timezone: string; all_day: boolean; sta
     return { timezone: f.outZone, all_day: true, start_date: `${formatDay(startDay)} 00:00:00`, end_date: `${formatDay(lastDay)} 23:59:59` };
   }
   if (f.kind === 'floating') return { timezone: f.outZone, all_day: false, start_date: formatWall(o.local), end_date: formatWall(o.endLocal) };
-  return { timezone: f.outZone, all_day: false, start_date: formatWall(utcToWall(f.outZone, o.utc)), end_date: formatWall(utcToWall(f.outZone, o.endUtc)) };
+  // place() already read the end on the frame zone's wall clock; the start is read again (in a DST gap
+  // the instant's wall time is not the one written).
+  const endWall = f.outZone === f.zone ? o.endLocal : utcToWall(f.outZone, o.endUtc);
+  return { timezone: f.outZone, all_day: false, start_date: formatWall(utcToWall(f.outZone, o.utc)), end_date: formatWall(endWall) };
 }
 
 /** Where an occurrence's draft comes from and how it is filed. */
