@@ -203,6 +203,10 @@ interface Filters {
 }
 
 function dayMatches(day: number, f: Filters): boolean {
+  // A plain weekday list (every WEEKLY rule has one) turns most days down without their date, and
+  // is often the only filter.
+  if (f.weekdays && !f.nth && !f.weekdays.has(weekdayOf(day))) return false;
+  if (!f.bymonth && !f.nth && !f.bymonthday && !f.byyearday && !f.byweekno) return true;
   const { y, m, d } = civilFromDays(day);
   if (f.bymonth && !f.bymonth.has(m)) return false;
   const wd = weekdayOf(day);

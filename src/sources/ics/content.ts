@@ -130,18 +130,20 @@ export class ContentCache {
       title = NO_TITLE;
       this.warn(`${label(e)}: no SUMMARY; imported as "${NO_TITLE}"`);
     }
-    const pick = <K extends keyof RawEvent>(k: K): RawEvent[K] | undefined => e[k] ?? base?.[k];
-    const location = pick('location')?.trim() ? pick('location') : undefined;
-    let website = absoluteUrl(pick('url')?.trim(), this.source);
+    // Each field the event lacks comes from `base` (read field by field: a picker of any key was a
+    // generic property lookup per field per VEVENT).
+    const written = e.location ?? base?.location;
+    const location = written?.trim() ? written : undefined;
+    let website = absoluteUrl((e.url ?? base?.url)?.trim(), this.source);
     if (!website && location && isUrlOnly(location)) website = absoluteUrl(location.trim(), this.source);
-    const lm = pick('lastModified');
+    const lm = e.lastModified ?? base?.lastModified;
     return {
       title,
       description: descriptionHtml(e.description !== undefined || e.htmlDescription !== undefined || !base ? e : base),
-      image: pick('image'),
+      image: e.image ?? base?.image,
       website,
-      venue: this.venueOf(location, pick('geo'), pick('apple')),
-      organizers: this.organizersOf(pick('organizer')),
+      venue: this.venueOf(location, e.geo ?? base?.geo, e.apple ?? base?.apple),
+      organizers: this.organizersOf(e.organizer ?? base?.organizer),
       categories: this.termsOf(e.categories.length ? e.categories : (base?.categories ?? [])),
       noTerms: this.noTerms,
       cancelled: e.status === 'CANCELLED' || (e.status === undefined && base?.status === 'CANCELLED'),
