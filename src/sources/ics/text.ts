@@ -29,7 +29,7 @@ export function looksLikeHtml(text: string): boolean {
 /**
  * A character past U+00FF. Text without one is already in NFC: no character up to U+00FF decomposes
  * to anything but itself and recomposes, and every combining mark lies past U+00FF (checked for all
- * pairs of them in test/ics/text.test.ts). `normalize` itself always runs ICU over the whole string.
+ * pairs of them in test/ics/text-fast-paths.test.ts). `normalize` itself always runs ICU over the whole string.
  */
 const PAST_LATIN1 = /[^\x00-\xff]/;
 
