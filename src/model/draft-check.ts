@@ -21,17 +21,3 @@ function fastFirst<T>(fast: z.ZodType<T>, full: z.ZodType<T>): (candidate: unkno
 export const checkEventDraft = fastFirst(FlatEventDraft, EventDraft);
 export const checkVenueDraft = fastFirst(VenueDraft, VenueDraft);
 export const checkOrganizerDraft = fastFirst(OrganizerDraft, OrganizerDraft);
-
-let compiledEvent: z.ZodType<EventDraft> | undefined;
-
-/**
- * checkEventDraft's verdict for a caller that keeps its own draft (the ICS normalizer), in the same
- * order: the compiled copy first, the schema's verdict and issues when it refuses. The compiled copy
- * only validates, without building the parsed copy nobody reads there (about 1 KB per VEVENT of a
- * big feed, most of the check's cost). Undefined: the draft is valid.
- */
-export function eventDraftRefusal(candidate: unknown): z.ZodError<EventDraft> | undefined {
-  if ((compiledEvent ??= z.compile(FlatEventDraft)).validate(candidate)) return undefined;
-  const r = EventDraft.safeParse(candidate);
-  return r.success ? undefined : r.error;
-}

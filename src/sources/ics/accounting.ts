@@ -1,5 +1,5 @@
 import type { EventDraft, ItemFailure, Normalized } from '../../model/draft.ts';
-import { eventDraftRefusal } from '../../model/draft-check.ts';
+import { checkEventDraft } from '../../model/draft-check.ts';
 import { WarningList } from '../../ical/warnings.ts';
 import { IcsLimitError } from './errors.ts';
 import type { RawEvent } from './event.ts';
@@ -84,9 +84,9 @@ export class FileAccounting {
    */
   addDraft(e: RawEvent, draft: EventDraft): boolean {
     if (!this.validated[e.index]) {
-      const refusal = eventDraftRefusal(this.probe(draft));
-      if (refusal) {
-        this.fail(e, refusal.issues.map((i) => `${i.path.join('.') || 'draft'}: ${i.message}`).join('; '));
+      const r = checkEventDraft(this.probe(draft));
+      if (!r.success) {
+        this.fail(e, r.error.issues.map((i) => `${i.path.join('.') || 'draft'}: ${i.message}`).join('; '));
         return false;
       }
       this.validated[e.index] = 1;
