@@ -34,12 +34,60 @@ const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, st
 export interface NameCache {
   names: Map<string, string>;
   values: Map<string, string>;
+  /**
+   * The last name, and the last short parameter value, seen per slot (by length and first and last
+   * characters), as written and as read. Nearly every line repeats them: each is compared in place,
+   * without cutting it out of the line and hashing it for the maps above. A miss only costs the maps.
+   */
+  nameHints: Hints;
+  valueHints: Hints;
+}
+
+interface Hints {
+  raw: (string | undefined)[];
+  read: (string | undefined)[];
+}
+
+function hints(): Hints {
+  return { raw: new Array<string | undefined>(HINT_SLOTS).fill(undefined), read: new Array<string | undefined>(HINT_SLOTS).fill(undefined) };
 }
 const MAX_NAMES = 512;
 const MAX_VALUE_CHARS = 64;
+const HINT_SLOTS = 1024;
 
 export function nameCache(): NameCache {
-  return { names: new Map(), values: new Map() };
+  return { names: new Map(), values: new Map(), nameHints: hints(), valueHints: hints() };
+}
+
+function hintSlot(text: string, start: number, end: number): number {
+  return ((end - start) * 31 + text.charCodeAt(start) * 7 + text.charCodeAt(end - 1)) & (HINT_SLOTS - 1);
+}
+
+/** Whether `text` holds `raw` at `start` (and `raw` is `end - start` long). */
+function holdsAt(text: string, start: number, end: number, raw: string | undefined): raw is string {
+  if (raw === undefined || raw.length !== end - start) return false;
+  for (let k = 0; k < raw.length; k++) if (text.charCodeAt(start + k) !== raw.charCodeAt(k)) return false;
+  return true;
+}
+
+/**
+ * `read(text.slice(start, end))` for a name or a short parameter value, from the hint of its slot
+ * when the line repeats the last one seen there. `read` is a pure function of the text.
+ */
+function hinted(text: string, start: number, end: number, cache: NameCache, h: Hints, read: (raw: string, cache: NameCache) => string): string {
+  if (end <= start) return read('', cache);
+  const slot = hintSlot(text, start, end);
+  if (holdsAt(text, start, end, h.raw[slot])) return h.read[slot]!;
+  const raw = text.slice(start, end);
+  const out = read(raw, cache);
+  h.raw[slot] = raw;
+  h.read[slot] = out;
+  return out;
+}
+
+/** The upper-cased name at [start, end) of a line. */
+function nameAt(text: string, start: number, end: number, cache: NameCache | undefined): string {
+  return cache === undefined ? upperName(text.slice(start, end), cache) : hinted(text, start, end, cache, cache.nameHints, upperName);
 }
 
 function upperName(raw: string, cache: NameCache | undefined): string {
@@ -62,6 +110,12 @@ function paramValue(raw: string, cache: NameCache | undefined): string {
   return v;
 }
 
+/** A single parameter value at [start, end) of a line, as paramValue reads it. */
+function valueAt(text: string, start: number, end: number, cache: NameCache | undefined): string {
+  if (cache === undefined || end - start > MAX_VALUE_CHARS) return paramValue(text.slice(start, end), cache);
+  return hinted(text, start, end, cache, cache.valueHints, paramValue);
+}
+
 const COLON = 58;
 const SEMI = 59;
 const EQUALS = 61;
@@ -79,10 +133,10 @@ export function parseContentLine(text: string, line: number, names?: NameCache):
   while (i < n && (c = text.charCodeAt(i)) !== COLON && c !== SEMI) i++;
   // Fast path for the common `NAME:value` line without parameters.
   if (i > 0 && i < n && c === COLON) {
-    const name = upperName(text.slice(0, i), names);
+    const name = nameAt(text, 0, i, names);
     return name ? { name, params: NO_PARAMS, value: text.slice(i + 1), line } : undefined;
   }
-  const name = upperName(text.slice(0, i), names);
+  const name = nameAt(text, 0, i, names);
   if (!name) return undefined;
   const params: Record<string, string> = {};
   while (i < n && text.charCodeAt(i) === SEMI) i = readParam(text, i + 1, params, names);
@@ -104,7 +158,7 @@ function readParam(text: string, i: number, params: Record<string, string>, cach
   const ns = i;
   let c = 0;
   while (i < n && (c = text.charCodeAt(i)) !== EQUALS && c !== SEMI && c !== COLON) i++;
-  const pname = upperName(text.slice(ns, i), cache);
+  const pname = nameAt(text, ns, i, cache);
   if (i >= n || c !== EQUALS) {
     // `TZIDAsia/Tehran`: a TZID whose `=` went missing.
     const glued = /^TZID(.+)$/.exec(pname);
@@ -112,26 +166,27 @@ function readParam(text: string, i: number, params: Record<string, string>, cach
     return i;
   }
   i++; // '='
-  let value = '';
+  // The first value is kept as its span [vs, ve) until a second one shows up: a single short value
+  // (the usual case) is then read through the cache's hint without being cut out of the line.
+  let vs = i;
+  let ve = i;
   let more: string[] | undefined;
   for (let first = true; ; first = false) {
-    let v: string;
+    let s = i;
+    let e: number;
     if (text.charCodeAt(i) === QUOTE) {
       const close = text.indexOf('"', i + 1);
-      if (close < 0) {
-        v = text.slice(i + 1);
-        i = n;
-      } else {
-        v = text.slice(i + 1, close);
-        i = close + 1;
-      }
+      s = i + 1;
+      e = close < 0 ? n : close;
+      i = close < 0 ? n : close + 1;
     } else {
-      const vs = i;
       while (i < n && (c = text.charCodeAt(i)) !== SEMI && c !== COLON && c !== COMMA) i++;
-      v = text.slice(vs, i);
+      e = i;
     }
-    if (first) value = v;
-    else (more ??= [value]).push(v);
+    if (first) {
+      vs = s;
+      ve = e;
+    } else (more ??= [text.slice(vs, ve)]).push(text.slice(s, e));
     if (i < n && text.charCodeAt(i) === COMMA) {
       i++;
       continue;
@@ -140,6 +195,6 @@ function readParam(text: string, i: number, params: Record<string, string>, cach
   }
   // Anything between a closing quote and the next delimiter is junk; skip it.
   while (i < n && (c = text.charCodeAt(i)) !== SEMI && c !== COLON) i++;
-  if (pname && !(pname in params)) params[pname] = paramValue(more ? more.join(',') : value, cache);
+  if (pname && !(pname in params)) params[pname] = more ? paramValue(more.join(','), cache) : valueAt(text, vs, ve, cache);
   return i;
 }

@@ -203,6 +203,10 @@ interface Filters {
 }
 
 function dayMatches(day: number, f: Filters): boolean {
+  // A plain weekday list (every WEEKLY rule has one) turns most days down without their date, and
+  // is often the only filter.
+  if (f.weekdays && !f.nth && !f.weekdays.has(weekdayOf(day))) return false;
+  if (!f.bymonth && !f.nth && !f.bymonthday && !f.byyearday && !f.byweekno) return true;
   const { y, m, d } = civilFromDays(day);
   if (f.bymonth && !f.bymonth.has(m)) return false;
   const wd = weekdayOf(day);
@@ -404,31 +408,36 @@ function periodDays(freq: Freq, c: Cursor): [first: number, last: number] | unde
 
 /** Every instance of one period before BYSETPOS, ascending; undefined when the budget ran out. */
 function periodCandidates(p: Plan, c: Cursor, [first, last]: [number, number], times: number[]): number[] | undefined {
-  const { rule, f, budget } = p;
+  const { rule, f } = p;
   const cands: number[] = [];
   // Narrow YEARLY periods to the listed months before testing every day.
-  const ranges: Array<[number, number]> = [];
   if (rule.freq === 'YEARLY' && f.bymonth && !rule.byweekno && !rule.byyearday) {
     for (const mm of [...f.bymonth].sort((a, b) => a - b)) {
       const a = daysFromCivil(c.y, mm, 1);
-      ranges.push([a, a + daysInMonth(c.y, mm) - 1]);
+      if (!rangeCandidates(p, a, a + daysInMonth(c.y, mm) - 1, times, cands)) return undefined;
     }
-  } else ranges.push([first, last]);
-  for (const [a, b] of ranges) {
-    budget.remaining -= b - a;
-    for (let day = a; day <= b; day++) {
-      if (!dayMatches(day, f)) continue;
-      // Candidates are work too (every BYxxx list at once makes 31 million per year): counted, and a
-      // period may not hold more than MAX_PERIOD_CANDIDATES of them.
-      budget.remaining -= times.length;
-      if (budget.remaining < 0 || cands.length + times.length > MAX_PERIOD_CANDIDATES) {
-        budget.exhausted = true;
-        return undefined;
-      }
-      for (const t of times) cands.push(day * DAY + t);
-    }
+    return cands;
   }
-  return cands;
+  // One range (every other period): no list of ranges made per week of a WEEKLY series.
+  return rangeCandidates(p, first, last, times, cands) ? cands : undefined;
+}
+
+/** The instances of days a..b into `cands`; false when the budget ran out. */
+function rangeCandidates(p: Plan, a: number, b: number, times: number[], cands: number[]): boolean {
+  const { f, budget } = p;
+  budget.remaining -= b - a;
+  for (let day = a; day <= b; day++) {
+    if (!dayMatches(day, f)) continue;
+    // Candidates are work too (every BYxxx list at once makes 31 million per year): counted, and a
+    // period may not hold more than MAX_PERIOD_CANDIDATES of them.
+    budget.remaining -= times.length;
+    if (budget.remaining < 0 || cands.length + times.length > MAX_PERIOD_CANDIDATES) {
+      budget.exhausted = true;
+      return false;
+    }
+    for (const t of times) cands.push(day * DAY + t);
+  }
+  return true;
 }
 
 /** YEARLY / MONTHLY / WEEKLY / DAILY: period by period, candidate days filtered, times per day, BYSETPOS. */

@@ -51,8 +51,11 @@ export function isLeapYear(y: number): boolean {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 }
 
+/** Built once: a literal inside daysInMonth is a new array on every call (each time value read, each month a rule visits). */
+const MONTH_DAYS: readonly number[] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 export function daysInMonth(y: number, m: number): number {
-  return m === 2 ? (isLeapYear(y) ? 29 : 28) : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
+  return m === 2 ? (isLeapYear(y) ? 29 : 28) : MONTH_DAYS[m - 1];
 }
 
 /** Local or UTC seconds from fields; validates the fields (returns undefined for 2017-10-32). */
@@ -216,12 +219,19 @@ function rawOffset(zone: string, utcSec: number): number {
 
 const BUCKET = 900;
 interface ZoneCache {
+  /**
+   * The days map's last answers, by day modulo RECENT: converting one time asks for the days around
+   * it, and a feed's times come day by day; an array read costs less than a map lookup.
+   */
+  recentDay: Float64Array;
+  recentOffset: Float64Array;
   /** UTC day -> offset, for days without a transition (nearly all). */
   days: Map<number, number>;
   /** 15-minute bucket -> offset, inside transition days. */
   buckets: Map<number, number>;
 }
 const offsetCache = new Map<string, ZoneCache>();
+const RECENT = 64;
 
 /**
  * UTC offset (seconds, east positive) of `zone` at an instant. Cached per zone and UTC day when the
@@ -233,10 +243,16 @@ export function offsetAt(zone: string, utcSec: number): number {
   const fixed = fixedZoneOffset(zone);
   if (fixed !== undefined) return fixed;
   let cache = offsetCache.get(zone);
-  if (!cache) offsetCache.set(zone, (cache = { days: new Map(), buckets: new Map() }));
+  if (!cache) offsetCache.set(zone, (cache = { recentDay: new Float64Array(RECENT).fill(NaN), recentOffset: new Float64Array(RECENT), days: new Map(), buckets: new Map() }));
   const day = Math.floor(utcSec / DAY);
+  const slot = day & (RECENT - 1);
+  if (cache.recentDay[slot] === day) return cache.recentOffset[slot];
   const hit = cache.days.get(day);
-  if (hit !== undefined) return hit;
+  if (hit !== undefined) {
+    cache.recentDay[slot] = day;
+    cache.recentOffset[slot] = hit;
+    return hit;
+  }
   const b = Math.floor(utcSec / BUCKET);
   const bh = cache.buckets.get(b);
   if (bh !== undefined) return bh;

@@ -5,7 +5,7 @@ import { formatDay, formatUtcIso, formatWall, utcToWall } from '../../model/time
 import { label } from './accounting.ts';
 import type { RawEvent } from './event.ts';
 import type { Frame, Occ } from './expand.ts';
-import { looksLikeHtml, plainToHtml } from './text.ts';
+import { collapseSpaces, looksLikeHtml, nfc, plainToHtml } from './text.ts';
 import { isUrlOnly, venueFromLocation } from './venue.ts';
 
 /**
@@ -33,17 +33,17 @@ export interface Content {
 }
 
 function cleanTitle(s: string | undefined): string | undefined {
-  const t = s === undefined ? undefined : plainText(s.normalize('NFC')).replace(/\s+/g, ' ').trim();
+  const t = s === undefined ? undefined : collapseSpaces(plainText(nfc(s)));
   return t || undefined;
 }
 
 function descriptionHtml(e: RawEvent): string | undefined {
   if (e.htmlDescription) {
     // Some writers double-escape (`\\n`): a literal backslash-n in markup is never content.
-    const h = sanitizeHtml(e.htmlDescription.replace(/\\n/g, '\n').normalize('NFC'));
+    const h = sanitizeHtml(nfc(e.htmlDescription.replace(/\\n/g, '\n')));
     if (h) return h;
   }
-  const d = e.description?.normalize('NFC').trim();
+  const d = e.description === undefined ? undefined : nfc(e.description).trim();
   if (!d) return undefined;
   if (looksLikeHtml(d)) return sanitizeHtml(d) || undefined;
   return plainToHtml(d);
@@ -63,7 +63,7 @@ function termNames(names: string[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const n of names) {
-    const name = n.normalize('NFC').replace(/\s+/g, ' ').trim();
+    const name = collapseSpaces(nfc(n));
     const k = name.toLowerCase();
     if (!name || seen.has(k)) continue;
     seen.add(k);
@@ -130,18 +130,20 @@ export class ContentCache {
       title = NO_TITLE;
       this.warn(`${label(e)}: no SUMMARY; imported as "${NO_TITLE}"`);
     }
-    const pick = <K extends keyof RawEvent>(k: K): RawEvent[K] | undefined => e[k] ?? base?.[k];
-    const location = pick('location')?.trim() ? pick('location') : undefined;
-    let website = absoluteUrl(pick('url')?.trim(), this.source);
+    // Each field the event lacks comes from `base` (read field by field: a picker of any key was a
+    // generic property lookup per field per VEVENT).
+    const written = e.location ?? base?.location;
+    const location = written?.trim() ? written : undefined;
+    let website = absoluteUrl((e.url ?? base?.url)?.trim(), this.source);
     if (!website && location && isUrlOnly(location)) website = absoluteUrl(location.trim(), this.source);
-    const lm = pick('lastModified');
+    const lm = e.lastModified ?? base?.lastModified;
     return {
       title,
       description: descriptionHtml(e.description !== undefined || e.htmlDescription !== undefined || !base ? e : base),
-      image: pick('image'),
+      image: e.image ?? base?.image,
       website,
-      venue: this.venueOf(location, pick('geo'), pick('apple')),
-      organizers: this.organizersOf(pick('organizer')),
+      venue: this.venueOf(location, e.geo ?? base?.geo, e.apple ?? base?.apple),
+      organizers: this.organizersOf(e.organizer ?? base?.organizer),
       categories: this.termsOf(e.categories.length ? e.categories : (base?.categories ?? [])),
       noTerms: this.noTerms,
       cancelled: e.status === 'CANCELLED' || (e.status === undefined && base?.status === 'CANCELLED'),
@@ -186,16 +188,9 @@ export class ContentCache {
   }
 
   private venueOf(location: string | undefined, geo: RawEvent['geo'], apple: RawEvent['apple']): EventDraft['venue'] {
-    if (geo === undefined && apple === undefined) {
-      if (!this.venuesByLocation.has(location)) this.venuesByLocation.set(location, cleanVenue(venueFromLocation(location, geo, apple)));
-      return this.venuesByLocation.get(location);
-    }
-    if (apple === undefined) {
-      // By the GEO object events share, then by the location text: no key to build per event.
-      const byLocation = this.remembered(geo!, () => new Map<string | undefined, EventDraft['venue']>());
-      if (!byLocation.has(location)) byLocation.set(location, this.venueByKey(location, geo, apple));
-      return byLocation.get(location);
-    }
+    if (geo === undefined && apple === undefined) return byLocation(this.venuesByLocation, location, () => cleanVenue(venueFromLocation(location, geo, apple)));
+    // By the GEO object events share, then by the location text: no key to build per event.
+    if (apple === undefined) return byLocation(this.remembered(geo!, () => new Map()), location, () => this.venueByKey(location, geo, apple));
     return this.venueByKey(location, geo, apple);
   }
 
@@ -206,6 +201,13 @@ export class ContentCache {
   }
 }
 
+/** The venue kept for a location text in `map`, made once (one lookup when it is there: most are). */
+function byLocation(map: Map<string | undefined, EventDraft['venue']>, location: string | undefined, make: () => EventDraft['venue']): EventDraft['venue'] {
+  let v = map.get(location);
+  if (v === undefined && !map.has(location)) map.set(location, (v = make()));
+  return v;
+}
+
 /** One placed occurrence -> the draft's time fields. */
 function wallFields(o: Occ, f: Frame): { timezone: string; all_day: boolean; start_date: string; end_date: string } {
   if (f.kind === 'date') {
@@ -214,7 +216,10 @@ function wallFields(o: Occ, f: Frame): { timezone: string; all_day: boolean; sta
     return { timezone: f.outZone, all_day: true, start_date: `${formatDay(startDay)} 00:00:00`, end_date: `${formatDay(lastDay)} 23:59:59` };
   }
   if (f.kind === 'floating') return { timezone: f.outZone, all_day: false, start_date: formatWall(o.local), end_date: formatWall(o.endLocal) };
-  return { timezone: f.outZone, all_day: false, start_date: formatWall(utcToWall(f.outZone, o.utc)), end_date: formatWall(utcToWall(f.outZone, o.endUtc)) };
+  // place() already read the end on the frame zone's wall clock; the start is read again (in a DST gap
+  // the instant's wall time is not the one written).
+  const endWall = f.outZone === f.zone ? o.endLocal : utcToWall(f.outZone, o.endUtc);
+  return { timezone: f.outZone, all_day: false, start_date: formatWall(utcToWall(f.outZone, o.utc)), end_date: formatWall(endWall) };
 }
 
 /** Where an occurrence's draft comes from and how it is filed. */

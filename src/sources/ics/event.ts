@@ -114,6 +114,8 @@ function appleLocation(p: Prop): AppleLocation {
 const geoOf = memoized(parseGeo);
 /** organizerFromProp reads the CN parameter and the value only: the key tells both apart. */
 const organizerOf = memoizedBy((p: Prop) => (p.params.CN === undefined ? `-${p.value}` : `${p.params.CN.length}:${p.params.CN}${p.value}`), organizerFromProp);
+/** LOCATION text (a feed's few places, over and over): one string per place, shared by its events. */
+const unescapedOf = memoized(unescapeText);
 const textListOf = memoized((value: string): readonly string[] => Object.freeze(splitTextList(value)));
 
 /** Reads one property into the event; the first of most properties wins. */
@@ -131,7 +133,7 @@ const TEXT_READERS: Record<string, PropReader> = {
   'X-ALT-DESC': (e, p) => {
     if (/html/i.test(p.params.FMTTYPE ?? '') && e.htmlDescription === undefined) e.htmlDescription = textValue(p);
   },
-  LOCATION: (e, p) => void (e.location ??= textValue(p)),
+  LOCATION: (e, p) => void (e.location ??= p.params.ENCODING === undefined ? unescapedOf(p.value) : textValue(p)),
   CATEGORIES: (e, p) => {
     // An event's one CATEGORIES line (the usual case) keeps the shared list; more lines add up.
     const list = textListOf(p.value);
@@ -220,7 +222,12 @@ const PLACE_AND_LINK_READERS: Record<string, PropReader> = {
   'X-WP-IMAGES-URL': (e, p) => void (e.image ??= wpImage(p.value)),
 };
 
-const READERS: Record<string, PropReader> = { ...TEXT_READERS, ...TIME_READERS, ...RECURRENCE_READERS, ...PLACE_AND_LINK_READERS };
+/**
+ * By property name. A Map: the names are strings read from the file, and an object indexed by such a
+ * string looks each one up in V8's table of internalized strings first (the dispatch was ~9% of
+ * reading an event).
+ */
+const READERS = new Map<string, PropReader>(Object.entries({ ...TEXT_READERS, ...TIME_READERS, ...RECURRENCE_READERS, ...PLACE_AND_LINK_READERS }));
 
 export function readEvent(c: Component, index: number): RawEvent {
   // Every field from the start, in one order: all events share one shape (no property store grown
@@ -235,7 +242,7 @@ export function readEvent(c: Component, index: number): RawEvent {
   for (const p of c.props) {
     const tz = tzidOf(p);
     if (tz !== undefined && !e.tzids.includes(tz)) e.tzids.push(tz);
-    if (Object.hasOwn(READERS, p.name)) READERS[p.name](e, p);
+    READERS.get(p.name)?.(e, p);
   }
   if (e.dtstart === undefined && e.dtstartProblem === undefined) e.dtstartProblem = 'no DTSTART';
   return lean(e);

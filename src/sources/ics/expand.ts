@@ -150,19 +150,50 @@ export interface Occ {
   span: Span;
 }
 
+/**
+ * An Occ whose key is made on first use: only series instances are keyed (identities, exclusions,
+ * duplicates), and the single events that are most of a big feed never ask for theirs.
+ */
+class Placed implements Occ {
+  readonly local: number;
+  readonly utc: number;
+  readonly endLocal: number;
+  readonly endUtc: number;
+  readonly span: Span;
+  private readonly kind: Frame['kind'];
+  private madeKey: string | undefined = undefined;
+
+  constructor(local: number, utc: number, endLocal: number, endUtc: number, span: Span, kind: Frame['kind']) {
+    this.local = local;
+    this.utc = utc;
+    this.endLocal = endLocal;
+    this.endUtc = endUtc;
+    this.span = span;
+    this.kind = kind;
+  }
+
+  /** keyOfLocal's key; a zoned instance's from the instant already known. */
+  get key(): string {
+    if (this.madeKey === undefined) {
+      const k = this.kind;
+      this.madeKey = k === 'zoned' ? formatUtcIso(this.utc) : k === 'date' ? formatDay(Math.floor(this.local / DAY)) : formatLocalIso(this.local);
+    }
+    return this.madeKey;
+  }
+}
+
 export function place(local: number, span: Span, f: Frame): Occ {
   if (f.kind === 'date') {
     const endLocal = local + span.days * DAY;
-    return { local, utc: wallToUtc(f.zone, local), endLocal, endUtc: wallToUtc(f.zone, endLocal), key: keyOfLocal(local, f), span };
+    return new Placed(local, wallToUtc(f.zone, local), endLocal, wallToUtc(f.zone, endLocal), span, f.kind);
   }
   const utc = wallToUtc(f.zone, local);
   if (f.kind === 'floating') {
     const endLocal = local + span.days * DAY + span.seconds;
-    return { local, utc, endLocal, endUtc: wallToUtc(f.zone, endLocal), key: keyOfLocal(local, f), span };
+    return new Placed(local, utc, endLocal, wallToUtc(f.zone, endLocal), span, f.kind);
   }
   const endUtc = span.days ? wallToUtc(f.zone, local + span.days * DAY) + span.seconds : utc + span.seconds;
-  // keyOfLocal's key of a zoned instance, from the instant already known.
-  return { local, utc, endLocal: utcToWall(f.zone, endUtc), endUtc, key: formatUtcIso(utc), span };
+  return new Placed(local, utc, utcToWall(f.zone, endUtc), endUtc, span, f.kind);
 }
 
 /** Instance overlaps [from, to); a zero-length instance counts when it starts inside. */

@@ -43,10 +43,12 @@ export function groupByUid(raws: RawEvent[]): Grouping {
   let withoutUid = 0;
   for (const e of raws) {
     if (!e.uid) withoutUid++;
-    else if (!groups.has(e.uid)) uids.push(e.uid);
     const uid = e.uid ?? syntheticUid(e);
     let g = groups.get(uid);
-    if (!g) groups.set(uid, (g = { uid, masters: NO_EVENTS, overrides: NO_EVENTS }));
+    if (!g) {
+      if (e.uid) uids.push(e.uid);
+      groups.set(uid, (g = { uid, masters: NO_EVENTS, overrides: NO_EVENTS }));
+    }
     // Lists start exact: an empty array pushed to keeps room for 17 events, and most groups hold one
     // (60k groups of the bench's 20 MB feed held 9 MB of that room through normalization).
     const which = e.recurrenceId ? 'overrides' : 'masters';

@@ -8,6 +8,7 @@ import { ContentCache } from './content.ts';
 import { decodeIcs } from './decode.ts';
 import { IcsLimitError, IcsNotCalendarError } from './errors.ts';
 import { readEvent, textValue, type RawEvent } from './event.ts';
+import type { IcsTime } from '../../ical/values.ts';
 import type { TimeContext } from './expand.ts';
 import { groupByUid } from './grouping.ts';
 import { normalizeGroup, type FileRun } from './series.ts';
@@ -109,33 +110,56 @@ function collect(roots: Component[]): Calendar {
  * Bytes -> calendar properties and read VEVENTs. A function of its own so the decoded text and the
  * component tree become garbage before expansion starts (they are most of the memory of a big feed).
  */
-function readFile(bytes: Uint8Array, source: string, maxVevents: number): { encoding: string; cal: Omit<Calendar, 'vevents'>; raws: RawEvent[]; parseWarnings: WarningList } {
+/** What the file's time context needs from its VEVENTs, gathered as each is read. */
+interface TimeUse {
+  /** TZIDs the VEVENTs reference, in file order. */
+  tzids: Set<string>;
+  /** The first DTSTART of the file. */
+  firstStart: IcsTime | undefined;
+}
+
+interface ReadFile {
+  encoding: string;
+  cal: Omit<Calendar, 'vevents'>;
+  raws: RawEvent[];
+  parseWarnings: WarningList;
+  timeUse: TimeUse;
+  /** VEVENTs read with problems, in file order. */
+  damaged: RawEvent[];
+}
+
+function readFile(bytes: Uint8Array, source: string, maxVevents: number): ReadFile {
   if (bytes.byteLength === 0) throw new IcsNotCalendarError(source, 'empty');
   const { text, encoding } = decodeIcs(bytes);
   // Each VEVENT is read as soon as it closes (file order, as collect() would list them), so the whole
   // component tree of a big feed is never held at once; too many VEVENTs stop the parse right there.
+  // What later steps need from all of them is noted meanwhile: a pass over 60k events read long ago
+  // is mostly cache misses.
   const raws: RawEvent[] = [];
+  const timeUse: TimeUse = { tzids: new Set(), firstStart: undefined };
+  const damaged: RawEvent[] = [];
   const parsed = parseIcsText(text, (c) => {
     if (raws.length >= maxVevents) throw new IcsLimitError(source, 'VEVENTs', maxVevents);
-    raws.push(readEvent(c, raws.length + 1));
+    const e = readEvent(c, raws.length + 1);
+    raws.push(e);
+    for (const t of e.tzids) timeUse.tzids.add(t);
+    timeUse.firstStart ??= e.dtstart;
+    if (e.problems.length) damaged.push(e);
   });
   const notCalendar = notCalendarKind(text, parsed.roots);
   if (notCalendar) throw new IcsNotCalendarError(source, notCalendar);
   const { vevents: _emptied, ...cal } = collect(parsed.roots);
-  return { encoding, cal, raws, parseWarnings: parsed.warnings };
+  return { encoding, cal, raws, parseWarnings: parsed.warnings, timeUse, damaged };
 }
 
 /**
  * The file's time context: TZIDs resolved against its VTIMEZONEs (the first DTSTART's year picks the
  * rules compared), each unresolvable TZID warned about once.
  */
-function fileTimeContext(raws: RawEvent[], cal: Omit<Calendar, 'vevents'>, defaultTimezone: string, warn: (w: string) => void): { ctx: TimeContext; calendarZone: string } {
-  const used = new Set<string>();
-  let refYear: number | undefined;
-  for (const e of raws) {
-    for (const t of e.tzids) used.add(t);
-    if (refYear === undefined && e.dtstart) refYear = civilFromDays(Math.floor((e.dtstart.kind === 'date' ? e.dtstart.day * DAY : e.dtstart.sec) / DAY)).y;
-  }
+function fileTimeContext(use: TimeUse, cal: Omit<Calendar, 'vevents'>, defaultTimezone: string, warn: (w: string) => void): { ctx: TimeContext; calendarZone: string } {
+  const used = use.tzids;
+  const t = use.firstStart;
+  const refYear = t === undefined ? undefined : civilFromDays(Math.floor((t.kind === 'date' ? t.day * DAY : t.sec) / DAY)).y;
   const zones = buildZoneContext({
     vtimezones: cal.vtimezones,
     xWrTimezone: cal.xWrTimezone,
@@ -176,12 +200,12 @@ function fileTimeContext(raws: RawEvent[], cal: Omit<Calendar, 'vevents'>, defau
  */
 export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsNormalizeResult {
   const maxOccurrences = opts.maxOccurrencesPerFile ?? DEFAULT_MAX_OCCURRENCES_PER_FILE;
-  const { encoding, cal, raws, parseWarnings } = readFile(bytes, opts.sourceName, maxOccurrences);
+  const { encoding, cal, raws, parseWarnings, timeUse, damaged } = readFile(bytes, opts.sourceName, maxOccurrences);
   const acct = new FileAccounting(raws.length, opts.sourceName, maxOccurrences);
   const warn = (w: string): void => acct.warn(w);
   acct.warnings.addAll(parseWarnings);
-  const { ctx, calendarZone } = fileTimeContext(raws, cal, opts.defaultTimezone ?? 'UTC', warn);
-  for (const e of raws) for (const p of e.problems) warn(`${label(e)}: ${p}`);
+  const { ctx, calendarZone } = fileTimeContext(timeUse, cal, opts.defaultTimezone ?? 'UTC', warn);
+  for (const e of damaged) for (const p of e.problems) warn(`${label(e)}: ${p}`);
 
   const run: FileRun = {
     source: opts.sourceName,

@@ -222,12 +222,17 @@ function masterDrafts(masters: FramedMaster[], overrides: Override[], run: FileR
     const { shifts, reach } = thisAndFutureShifts(m, own.length ? own.filter((o) => o.e.thisAndFuture) : own, run.ctx);
     const occs = runSeries(m.e, m.f, m.span, own.length ? own.map((o) => o.sel) : NO_SELECTORS, reach, m.uid, run);
     for (const o0 of occs) {
-      const { o, f, ev, base } = shifted(o0, m, shifts);
+      // Without RANGE=THISANDFUTURE overrides (nearly every series) each instance is the master's as placed.
+      let o = o0;
+      let f = m.f;
+      let ev = m.e;
+      let base: RawEvent | undefined;
+      if (shifts.length) ({ o, f, ev, base } = shifted(o0, m, shifts));
       if (!inWindow(o, run.window.from, run.window.to)) continue;
-      const key = o0.key;
-      const identity = isRecurring ? `${m.uid}|${key}` : m.uid;
+      const key = isRecurring ? o0.key : undefined;
+      const identity = key !== undefined ? `${m.uid}|${key}` : m.uid;
       // A shifted instance is still the master's: the master counts as drafted too.
-      out.push({ sort: o.utc, e: ev, base, o, f, identity, occurrence: isRecurring ? key : undefined, alsoDrafted: ev !== m.e ? m.e : undefined });
+      out.push({ sort: o.utc, e: ev, base, o, f, identity, occurrence: key, alsoDrafted: ev !== m.e ? m.e : undefined });
     }
   });
   return out;

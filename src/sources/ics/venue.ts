@@ -1,4 +1,5 @@
 import type { VenueDraft } from '../../model/draft.ts';
+import { collapseSpaces } from './text.ts';
 
 /**
  * LOCATION (+ GEO, + Apple's X-APPLE-STRUCTURED-LOCATION) -> venue draft.
@@ -38,9 +39,7 @@ export function isUrlOnly(text: string): boolean {
   return /^(?:https?:\/\/|www\.)\S+$/i.test(text.trim());
 }
 
-function clean(s: string): string {
-  return s.replace(/\s+/g, ' ').trim();
-}
+const clean = collapseSpaces;
 
 export function venueFromLocation(location: string | undefined, geo?: Geo, apple?: AppleLocation): VenueDraft | undefined {
   const text = clean((location ?? '').replace(/\n/g, ', ').replace(/,(\s*,)+/g, ','));
@@ -70,7 +69,7 @@ export function venueFromLocation(location: string | undefined, geo?: Geo, apple
     } else venue = parts[0] ?? text;
   }
   const identitySource = text && !isUrlOnly(text) ? (location ?? '') : title;
-  const identity = identitySource.replace(/\s+/g, ' ').trim().toLowerCase();
+  const identity = clean(identitySource).toLowerCase();
   if (!identity || !venue) return undefined;
   const v: VenueDraft = { identity, venue };
   if (address) v.address = address;
