@@ -15,8 +15,13 @@ export function memoized<T>(fn: (s: string) => T, max = 1024, maxChars = 200): (
  */
 export function memoizedBy<A, T>(keyOf: (a: A) => string, fn: (a: A) => T, max = 1024, maxChars = 200): (a: A) => T {
   const cache = new Map<string, T>();
+  // The last key and its result, always in the cache too: a key asked twice in a row (a row's end
+  // date on its start's day, the next row's venue) is compared, not hashed again.
+  let lastKey: string | undefined;
+  let last: T | undefined;
   return (a) => {
     const k = keyOf(a);
+    if (k === lastKey) return last as T;
     if (k.length > maxChars) return fn(a);
     let out = cache.get(k);
     if (out === undefined && !cache.has(k)) {
@@ -24,6 +29,8 @@ export function memoizedBy<A, T>(keyOf: (a: A) => string, fn: (a: A) => T, max =
       if (cache.size >= max) cache.clear();
       cache.set(k, out);
     }
+    lastKey = k;
+    last = out;
     return out as T;
   };
 }
