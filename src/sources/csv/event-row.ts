@@ -117,58 +117,6 @@ const PARTS = {
   organizers: (row: EventRow) => sharedPart(row, 'organizers', ORGANIZER_COLUMNS, cleanedOrganizers),
 };
 
-interface EventValues {
-  identity: string;
-  title?: string;
-  description?: string;
-  excerpt?: string;
-  status?: string;
-  timezone: string;
-  all_day?: boolean;
-  start_date?: string;
-  end_date?: string;
-  image?: string;
-  cost?: string;
-  website?: string;
-  show_map?: boolean;
-  show_map_link?: boolean;
-  hide_from_listings?: boolean;
-  sticky?: boolean;
-  featured?: boolean;
-  cancelled: boolean;
-  slug?: string;
-  origin: { source: string; line: number };
-}
-
-/**
- * compact(v) for an event row, written out: compact's stores, keyed by a different name each time,
- * go through V8's slow path when they add a property (about 2% of a row's time, profiled), named
- * ones do not. Same keys in the same order.
- */
-function definedOnly(v: EventValues): Record<string, unknown> {
-  const d: Record<string, unknown> = { identity: v.identity };
-  if (v.title !== undefined) d.title = v.title;
-  if (v.description !== undefined) d.description = v.description;
-  if (v.excerpt !== undefined) d.excerpt = v.excerpt;
-  if (v.status !== undefined) d.status = v.status;
-  d.timezone = v.timezone;
-  if (v.all_day !== undefined) d.all_day = v.all_day;
-  if (v.start_date !== undefined) d.start_date = v.start_date;
-  if (v.end_date !== undefined) d.end_date = v.end_date;
-  if (v.image !== undefined) d.image = v.image;
-  if (v.cost !== undefined) d.cost = v.cost;
-  if (v.website !== undefined) d.website = v.website;
-  if (v.show_map !== undefined) d.show_map = v.show_map;
-  if (v.show_map_link !== undefined) d.show_map_link = v.show_map_link;
-  if (v.hide_from_listings !== undefined) d.hide_from_listings = v.hide_from_listings;
-  if (v.sticky !== undefined) d.sticky = v.sticky;
-  if (v.featured !== undefined) d.featured = v.featured;
-  d.cancelled = v.cancelled;
-  if (v.slug !== undefined) d.slug = v.slug;
-  d.origin = v.origin;
-  return d;
-}
-
 export function eventFields(row: EventRow, key: string | undefined, line: number): Record<string, unknown> | undefined {
   const { ctx } = row;
   const title = row.text('title');
@@ -185,7 +133,7 @@ export function eventFields(row: EventRow, key: string | undefined, line: number
   // or --default-tz), so correcting the zone moves the events instead of duplicating them; its
   // marker stays `UTC`, the default these rows had before, so their slugs do not change.
   // Problems are found in the order the fields are listed (a row's reason lists them so).
-  const draft: Record<string, unknown> = cleanEvent(definedOnly({
+  const draft: Record<string, unknown> = cleanEvent(compact({
     identity: key !== undefined ? `key:${key}` : dates && title ? `${title}|${dates.start_date}|${(zone.ok && zone.value) || 'UTC'}` : '',
     title,
     description: row.text('description'),
