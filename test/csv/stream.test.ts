@@ -260,7 +260,7 @@ describe('chunking does not change the records', () => {
     }
   });
 
-  it('line numbers are 1 + the line breaks of the previous record, whatever the quoting (parse.ts counts only the rows it must, and checks its guess)', async () => {
+  it('line numbers are 1 + the line breaks of the previous record, whatever the quoting (parse.ts counts only the rows whose text holds a break)', async () => {
     const { openRecords, countLineBreaks } = await import('../../src/sources/csv/parse.ts');
     const { prng } = await import('../../src/util/random.ts');
     // Cells with quoted and unquoted line breaks, doubled quotes, stray quotes and text after a closing quote.

@@ -105,98 +105,64 @@ async function* textOf(decoded: DecodedText, dialect: Dialect): AsyncGenerator<s
   }
 }
 
-type ParseResult = { data: string[][]; meta: { cursor: number } };
+type StepResult = { data: string[][]; meta: { cursor: number } };
+type ParseResult = { meta: { cursor: number } };
 
-/** Occurrences of `part` in `text` before `end`. */
-function countOf(text: string, part: string, end: number): number {
-  let n = 0;
-  for (let at = text.indexOf(part); at !== -1 && at < end; at = text.indexOf(part, at + 1)) n++;
-  return n;
+/** Position of `ch` at or after `from` in `text`, or the text's length. */
+function nextAt(text: string, ch: string, from: number): number {
+  const at = text.indexOf(ch, from);
+  return at === -1 ? text.length : at;
 }
 
 /**
- * Rows of `text` (up to `end`) that hold a line break of their own, as a well-formed file splits
- * it: a line break inside quotes (even quotes before it on its row: `""` counts twice), or one that
- * is not the file's line break. Only a guess for other text: callers check it (parse).
- */
-function rowsWithBreaks(text: string, end: number, newline: Newline): Set<number> {
-  const marked = new Set<number>();
-  let row = 0;
-  let inQuotes = false;
-  let quote = text.indexOf('"');
-  let lf = text.indexOf('\n');
-  let cr = text.indexOf('\r');
-  for (;;) {
-    const at = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
-    if (at === -1 || at >= end) return marked;
-    for (; quote !== -1 && quote < at; quote = text.indexOf('"', quote + 1)) inQuotes = !inQuotes;
-    let next = at + 1;
-    if (!inQuotes && text.startsWith(newline, at)) {
-      row++;
-      next = at + newline.length;
-    } else marked.add(row);
-    if (lf !== -1 && lf < next) lf = text.indexOf('\n', next);
-    if (cr !== -1 && cr < next) cr = text.indexOf('\r', next);
-  }
-}
-
-/**
- * Text → records numbered by physical line. A record spans 1 + (line breaks in its fields) lines
- * (countLineBreaks). papaparse parses a whole text at a time (its per-row step callback cost more
- * than half a microsecond a row, profiled on bench/csv-read-child.ts) and the lines are numbered
- * after, from the line breaks of the text itself:
- * - those of the text the records came from, less one per record's terminator, bound the ones in
- *   their fields: a field is its text less quotes (papaparse drops nothing else but blanks after a
- *   closing quote), and no two fields' `\r` and `\n` are next to each other in the text. The bound
- *   holds as long as no terminator can pair up with a field's `\r` or `\n` into one line break: a
- *   `\r\n` terminator, a `\n` one in a text without `\r`, a `\r` one in a text without `\n`.
- *   Other texts (a stray `\r` in a `\n` file) have every record counted;
- * - the rows that hold line breaks are guessed from the text (rowsWithBreaks) and counted: when
- *   they hold as many as the bound, the other rows hold none. Otherwise (a malformed file)
- *   every row is counted.
+ * Text → records numbered by physical line, papaparse in step mode: the step hands over each row
+ * with the cursor just past it, so a row whose text holds no line break before its own terminator
+ * has none in its fields either (fields are that text less quotes), and its lines are not counted.
+ * Only the other rows (a quoted line break, a stray `\r`) go through countLineBreaks: checking
+ * every field of every row cost as much as papaparse's own parsing (profiled, bench/csv-read-child.ts).
  */
 class LineNumberedParser {
   private readonly parser: Papa.Parser;
-  private readonly newline: Newline;
+  private readonly newlineLength: number;
   private line = 1;
+  private text = '';
+  private from = 0; // where the current row starts in `text`
+  // The first `\n` and the first `\r` at or after `from`, each found again only once passed (a
+  // file without `\r` is searched for it once per text, not once per row).
+  private lfAt = 0;
+  private crAt = 0;
+  private terminated = true; // rows end in a line break (false for the very last one)
+  private out: RawRecord[] = [];
 
   constructor(dialect: { delimiter: string; newline: Newline }) {
-    this.newline = dialect.newline;
-    this.parser = new Papa.Parser({ delimiter: dialect.delimiter, newline: dialect.newline, quoteChar: '"' });
+    this.newlineLength = dialect.newline.length;
+    this.parser = new Papa.Parser({ delimiter: dialect.delimiter, newline: dialect.newline, quoteChar: '"', step: (r: StepResult) => this.row(r) });
   }
 
-  /** At least the line breaks in the fields of the `records` records before `end`; undefined when unknown (see the class comment). */
-  private fieldBreaksAtMost(text: string, end: number, records: number): number | undefined {
-    if (this.newline === '\r\n') return countOf(text, '\n', end) + countOf(text, '\r', end) - countOf(text, '\r\n', end) - records;
-    const other = this.newline === '\n' ? '\r' : '\n';
-    const at = text.indexOf(other);
-    return at !== -1 && at < end ? undefined : countOf(text, this.newline, end) - records;
-  }
-
-  /** Line breaks in each record's fields (0 for most), found as the class comment says. */
-  private breaksOf(text: string, data: string[][], end: number, whole: boolean): number[] {
-    const breaks = new Array<number>(data.length).fill(0);
-    // Every record ends in a line break unless `whole` (the file's last, unterminated row).
-    const bound = whole ? undefined : this.fieldBreaksAtMost(text, end, data.length);
-    if (bound === 0) return breaks;
-    let found = 0;
-    if (bound !== undefined) {
-      for (const i of rowsWithBreaks(text, end, this.newline)) if (i < data.length) found += breaks[i] = countLineBreaks(data[i]!);
-    }
-    if (found !== bound) for (let i = 0; i < data.length; i++) breaks[i] = countLineBreaks(data[i]!);
-    return breaks;
+  private row(r: StepResult): void {
+    const fields = r.data[0]!;
+    const end = r.meta.cursor;
+    if (this.lfAt < this.from) this.lfAt = nextAt(this.text, '\n', this.from);
+    if (this.crAt < this.from) this.crAt = nextAt(this.text, '\r', this.from);
+    const clean = this.terminated && Math.min(this.lfAt, this.crAt) >= end - this.newlineLength;
+    this.out.push({ line: this.line, fields });
+    this.line += clean ? 1 : 1 + countLineBreaks(fields);
+    this.from = end;
   }
 
   /** Records of `text`; with `whole` false, the incomplete last row is left out. Returns them and the cursor past the last one. */
   parse(text: string, whole: boolean): { records: RawRecord[]; cursor: number } {
-    const { data, meta } = this.parser.parse(text, 0, !whole) as ParseResult;
-    const breaks = this.breaksOf(text, data, meta.cursor, whole);
-    const records = new Array<RawRecord>(data.length);
-    for (let i = 0; i < data.length; i++) {
-      records[i] = { line: this.line, fields: data[i]! };
-      this.line += 1 + breaks[i]!;
-    }
-    return { records, cursor: meta.cursor };
+    this.text = text;
+    this.from = 0;
+    this.lfAt = -1;
+    this.crAt = -1;
+    this.terminated = !whole;
+    this.out = [];
+    const { cursor } = (this.parser.parse(text, 0, !whole) as ParseResult).meta;
+    const records = this.out;
+    this.out = [];
+    this.text = '';
+    return { records, cursor };
   }
 }
 
