@@ -90,8 +90,12 @@ export function parsedHtml(html: string): string {
 
 const parsedHtmlMemo = memoized(parsedHtml);
 
+/** Markup, an entity or a non-breaking space: without any, text trimmed is all visible. */
+const MAYBE_INVISIBLE = /[<&\u00a0]/;
+
 function visibleOrEmpty(sanitized: string): string {
   const out = sanitized.trim();
+  if (!MAYBE_INVISIBLE.test(out)) return out; // both replaces below would leave it as it is ('' stays '')
   const visible = out.replace(/<(?!img)[^>]*>/g, '').replace(/&nbsp;|\u00a0/g, ' ').trim();
   return visible || /<img /.test(out) ? out : '';
 }

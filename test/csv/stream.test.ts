@@ -260,6 +260,29 @@ describe('chunking does not change the records', () => {
     }
   });
 
+  it('line numbers are 1 + the line breaks of the previous record, whatever the quoting (parse.ts counts only the rows whose text holds a break)', async () => {
+    const { openRecords, countLineBreaks } = await import('../../src/sources/csv/parse.ts');
+    const { prng } = await import('../../src/util/random.ts');
+    // Cells with quoted and unquoted line breaks, doubled quotes, stray quotes and text after a closing quote.
+    const CELLS = ['x', '', 'a b', '"q"', '"a\nb"', '"a\r\nb"', '"c\rd"', '"say ""hi"""', 'a"b', '"q"x', '"q"  ', '"un\nclosed', 'é東', 'p\rq', 'p\nq'];
+    for (let seed = 1; seed <= 60; seed++) {
+      const rand = prng(seed);
+      const newline = (['\n', '\r\n', '\r'] as const)[seed % 3]!;
+      let text = `A,B,C${newline}`;
+      for (let r = 0; r < 40; r++) {
+        text += Array.from({ length: 3 }, () => (rand() < 0.7 ? `c${r}` : CELLS[Math.floor(rand() * CELLS.length)]!)).join(',') + newline;
+      }
+      for (const size of [3, 4096, 1 << 20]) {
+        const rs = await openRecords(bytesOpen(text, size)(), { delimiter: ',', newline });
+        let expected = 1;
+        for await (const r of rs.records) {
+          expect(r.line, `seed ${seed}, chunks of ${size}`).toBe(expected);
+          expected = r.line + 1 + countLineBreaks(r.fields);
+        }
+      }
+    }
+  });
+
   it('an inspection that went through JSON (e.g. job data), even without `fields`, reads the same', async () => {
     const { inspectCsv: inspect } = await import('../../src/sources/csv/index.ts');
     const text = 'Event Name,Event Start Date,Notes\nA,03/25/2024,x\nB,03/26/2024,y\n';

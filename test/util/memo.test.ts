@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoized, memoizedBy } from '../../src/util/memo.ts';
+import { memoized, memoizedBy, memoizedByStrings } from '../../src/util/memo.ts';
 
 describe('memoized', () => {
   it('calls the function once per distinct string, undefined results included', () => {
@@ -44,5 +44,41 @@ describe('memoized', () => {
     expect(f({ cn: '', value: 'x' })).toEqual({ name: '' });
     expect(f({ value: 'x' })).toEqual({ name: 'x' });
     expect(calls).toHaveLength(4);
+  });
+
+  it('memoizedByStrings remembers by every string of the key, however the characters split between them', () => {
+    const calls: string[] = [];
+    const f = memoizedByStrings(
+      2,
+      (p: [string, string], out) => {
+        out[0] = p[0];
+        out[1] = p[1];
+      },
+      (p) => {
+        calls.push(p.join('|'));
+        return { name: p.join('+') };
+      },
+    );
+    const a = f(['Town Hall', 'Springfield']);
+    expect(f(['Town Hall', 'Springfield'])).toBe(a);
+    expect(f(['Town Hal', 'lSpringfield'])).toEqual({ name: 'Town Hal+lSpringfield' });
+    expect(f(['', 'Town HallSpringfield'])).toEqual({ name: '+Town HallSpringfield' });
+    expect(f(['Town Hall', ''])).toEqual({ name: 'Town Hall+' });
+    expect(calls).toHaveLength(4);
+  });
+
+  it('memoizedByStrings stays bounded: cleared when full, long keys never kept', () => {
+    let calls = 0;
+    const f = memoizedByStrings(2, (p: string[], out) => ((out[0] = p[0]!), (out[1] = p[1]!)), () => ++calls, 2, 6);
+    f(['a', 'b']);
+    f(['a', 'c']);
+    f(['b', 'b']); // full: cleared, then kept
+    expect(calls).toBe(3);
+    expect(f(['b', 'b'])).toBe(3);
+    f(['a', 'b']); // forgotten at the clear
+    expect(calls).toBe(4);
+    f(['long', 'key']);
+    f(['long', 'key']);
+    expect(calls).toBe(6);
   });
 });

@@ -2,6 +2,7 @@ import chardet from 'chardet';
 import iconv from 'iconv-lite';
 import { CalsyncError } from '../../errors/calsync-error.ts';
 import { bomEncoding, isAscii, isValidUtf8Prefix, nulPattern } from '../text/sniff.ts';
+import { textDecoder, type TextDecoderLike } from './utf8-decoder.ts';
 
 /**
  * Bytes → text, BEFORE papaparse: papaparse's NODE_STREAM_INPUT mode decodes each Buffer on its
@@ -140,7 +141,7 @@ interface DecodePlan {
   source: ByteSource;
   sample: Buffer;
   done: boolean;
-  decoder: iconv.DecoderStream;
+  decoder: TextDecoderLike;
   watch: Utf8Watch;
 }
 
@@ -196,7 +197,7 @@ export async function decodeBytes(source: ByteSource, requested = 'auto'): Promi
     throw error;
   }
   const watch = new Utf8Watch(guess.how);
-  const decoder = iconv.getDecoder(guess.encoding, { stripBOM: true });
+  const decoder = textDecoder(guess.encoding);
   return {
     encoding: guess.encoding,
     how: guess.how,

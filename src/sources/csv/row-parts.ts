@@ -1,4 +1,4 @@
-import { memoizedBy } from '../../util/memo.ts';
+import { memoizedBy, memoizedByStrings } from '../../util/memo.ts';
 import type { Row, RowContext } from './row.ts';
 
 /**
@@ -14,8 +14,9 @@ import type { Row, RowContext } from './row.ts';
  * Values are shared between rows, so they are frozen; the draft schemas build each row's draft
  * afresh from them (zod's output is never its input: src/sources/csv/checks.ts).
  *
- * Kept by src/util/memo.ts's memoizedBy: at most MAX_PARTS per part (then cleared), and cells longer
- * than MAX_KEY_CHARS together are never kept.
+ * Kept by src/util/memo.ts's memoizedBy (one column) or memoizedByStrings (several, looked up cell by
+ * cell): at most MAX_PARTS per part (then cleared), and cells longer than MAX_KEY_CHARS together are
+ * never kept.
  */
 
 const MAX_PARTS = 1024;
@@ -43,20 +44,18 @@ function tableOf<F extends string>(ctx: RowContext, name: string, fields: readon
       const value = deepFreeze(build(row as Row<F>));
       return { value, errors: row.errors.splice(before) };
     };
-    ctx.parts.set(name, (table = memoizedBy((row: Row<string>) => keyOf(row.cells, columns), made, MAX_PARTS, MAX_KEY_CHARS)));
+    table =
+      columns.length > 1
+        ? memoizedByStrings(columns.length, (row: Row<string>, keys) => cellsOf(row.cells, columns, keys), made, MAX_PARTS, MAX_KEY_CHARS)
+        : memoizedBy((row: Row<string>) => (columns.length ? (row.cells[columns[0]!] ?? '') : ''), made, MAX_PARTS, MAX_KEY_CHARS);
+    ctx.parts.set(name, table);
   }
   return table;
 }
 
-/** The cells as one exact key (each prefixed by its length, so no two lists of cells share one). */
-function keyOf(cells: readonly string[], columns: number[]): string {
-  if (columns.length === 1) return cells[columns[0]!] ?? '';
-  let key = '';
-  for (const c of columns) {
-    const cell = cells[c] ?? '';
-    key += `${cell.length}:${cell}`;
-  }
-  return key;
+/** The cells of `columns`, into `out`: the part's key, looked up cell by cell (memoizedByStrings). */
+function cellsOf(cells: readonly string[], columns: number[], out: string[]): void {
+  for (let i = 0; i < columns.length; i++) out[i] = cells[columns[i]!] ?? '';
 }
 
 function deepFreeze<T>(value: T): T {
