@@ -6,8 +6,9 @@ import { Id, Slug } from './schemas/common.ts';
  * Each schema's compiled copy (z.compile), made on first use and shared by every client of the
  * process. The copy runs generated code first and the schema's own parser where that code refuses
  * a value, so it accepts, refuses and outputs exactly what the schema does, refusals with the
- * same issues. Bodies checked and answers parsed with the runtime parser were a tenth of the
- * client's CPU per request (bench/api.ts), the compiled copies a fifth to a tenth of that.
+ * same issues. Checking the body and parsing the record with the runtime parsers took about a
+ * twelfth of a by-slug update's CPU (bench/api.ts, sandbox included), the compiled copies a
+ * twentieth of that.
  */
 const copies = new WeakMap<z.ZodType, z.ZodType>();
 
