@@ -6,12 +6,16 @@ import { generateIcsFeed } from '../test/support/generate-ics.ts';
 import { normalizeIcs } from '../src/sources/ics/index.ts';
 import { mapConcurrent } from '../src/util/pool.ts';
 import { benchRedis, PASSWORD, sandboxProcess, staticServer, USER } from './env.ts';
-import { inChild, round, timed, withCpuShares, type Scenario } from './lib.ts';
+import { cpuShares, type CpuShares } from './cpu-share.ts';
+import { inChild, round, timed, type Scenario } from './lib.ts';
 
 const AUTH = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
 
-/** The ceiling: bare by-slug updates of existing events over keep-alive connections, no calsync code. */
-export async function rawUpsertRate(url: string, n = 2000, concurrency = 8): Promise<number> {
+/**
+ * The ceiling: bare by-slug updates of existing events over keep-alive connections, no calsync code.
+ * `groups` (pids by name, bench/cpu-share.ts) are measured over the timed updates only.
+ */
+export async function rawUpsertRate(url: string, n = 2000, concurrency = 8, groups: Record<string, (number | undefined)[]> = {}): Promise<{ rate: number; cpu: CpuShares }> {
   const u = new URL(url);
   const pool = new Pool(u.origin, { connections: concurrency });
   const base = `${u.pathname}/calendar/events/v1/events`;
@@ -23,12 +27,42 @@ export async function rawUpsertRate(url: string, n = 2000, concurrency = 8): Pro
   };
   const ids = Array.from({ length: 200 }, (_, i) => i);
   await mapConcurrent(ids, concurrency, (i) => send(base, body(i)));
+  const stop = cpuShares(groups);
   const t = performance.now();
   await mapConcurrent(Array.from({ length: n }, (_, i) => i), concurrency, (i) => send(`${base}/by-slug/raw-${i % 200}`, body(i % 200)));
   const rate = n / ((performance.now() - t) / 1000);
+  const cpu = stop();
   await pool.close();
-  return rate;
+  return { rate, cpu };
 }
+
+/** CPU time per item (µs) of each group of a stretch, and of all of them. */
+function perItem(c: CpuShares, items: number): { total: number; groups: Record<string, number> } {
+  const groups = Object.fromEntries(Object.entries(c.groups).map(([k, cores]) => [k, (cores * c.seconds * 1e6) / items]));
+  return { total: Object.values(groups).reduce((a, b) => a + b, 0), groups };
+}
+
+const describe = (p: { groups: Record<string, number> }) => Object.entries(p.groups).map(([k, v]) => `${k} ${round(v, 0)}`).join(' + ');
+
+/**
+ * What the machine's CPU allows the end-to-end ratio, from the CPU every process used per event in
+ * this same run. Both runs are CPU-bound on these cores: the raw loop costs its own CPU and the
+ * sandbox's per request, the import costs calsync's (main and parser threads), the sandbox's and
+ * Redis's per event. At the core use the raw loop had, the import's rate is at most raw × (raw CPU /
+ * import CPU); with every core of the machine busy, at most cores / import CPU.
+ */
+function e2eCeiling(raw: { rate: number; cpu: CpuShares }, rawRequests: number, imp: CpuShares, created: number, measured: number): Scenario[] {
+  const r = perItem(raw.cpu, rawRequests);
+  const i = perItem(imp, created);
+  const equalCores = r.total / i.total;
+  const allCores = (imp.cores * 1e6) / i.total / raw.rate;
+  return [
+    { name: 'ICS import: CPU per event, every process (calsync main + parser thread, sandbox, redis)', figure: round(i.total, 0), unit: 'µs/event', reference: `${describe(i)}; raw upsert ${round(r.total, 0)} µs/request (${describe(r)})`, ratio: round(i.total / r.total, 2) },
+    { name: 'ICS import end-to-end: ceiling the CPU allows (raw CPU/request ÷ import CPU/event: the ratio at the raw loop\'s core use)', figure: round(equalCores, 2), unit: '×', reference: `measured ${round(measured, 2)}; with all ${imp.cores} cores busy ${round(allCores, 2)} (raw loop used ${round(sum(raw.cpu.groups), 2)} cores, import ${round(sum(imp.groups), 2)})`, ratio: round(measured / equalCores, 2) },
+  ];
+}
+
+const sum = (groups: Record<string, number>) => Object.values(groups).reduce((a, b) => a + b, 0);
 
 /** `bigFeedMb: 0` leaves out the large-feed parse (run on its own: it is the slowest part). */
 export async function runImportIcsBench(opts: { events?: number; bigFeedMb?: number } = {}): Promise<Scenario[]> {
@@ -40,10 +74,11 @@ export async function runImportIcsBench(opts: { events?: number; bigFeedMb?: num
   const feed = await staticServer(ics);
   const out: Scenario[] = [];
   try {
-    const raw = await withCpuShares(sandbox.child.pid, () => rawUpsertRate(sandbox.url));
-    const ceiling = raw.value;
+    const rawRequests = 2000;
+    const raw = await rawUpsertRate(sandbox.url, rawRequests, 8, { bench: [process.pid], sandbox: [sandbox.child.pid] });
+    const ceiling = raw.rate;
     out.push({ name: 'sandbox raw by-slug upsert (ceiling), c=8', figure: round(ceiling, 0), unit: 'req/s' });
-    out.push({ name: 'raw upsert: sandbox process CPU (cores busy)', figure: raw.childShare ?? NaN, unit: 'cores', reference: `bench process ${raw.selfShare} cores` });
+    out.push({ name: 'raw upsert: sandbox process CPU (cores busy)', figure: round(raw.cpu.groups.sandbox ?? NaN, 2), unit: 'cores', reference: `bench process ${round(raw.cpu.groups.bench ?? NaN, 2)} cores` });
 
     const window = { from: new Date('2025-01-01T00:00:00Z'), to: new Date('2026-06-30T00:00:00Z') };
     const site = resolveSite(sandbox.url, undefined, { env: { CALSYNC_USER: USER, CALSYNC_PASSWORD: PASSWORD } });
@@ -54,11 +89,14 @@ export async function runImportIcsBench(opts: { events?: number; bigFeedMb?: num
     const parse = await timed(async () => normalizeIcs(new TextEncoder().encode(ics), { sourceKey: 'bench', sourceName: 'bench', window }));
     const occurrences = parse.value.summary.occurrences;
     await sandbox.resetStats();
-    const first = await withCpuShares(sandbox.child.pid, () => runIcsImport(params, { redis }));
+    const stop = cpuShares({ calsync: [process.pid], sandbox: [sandbox.child.pid], redis: [redisServer.process.pid] });
+    const first = await timed(() => runIcsImport(params, { redis }));
+    const cpu = stop();
     const created = first.value.counts.events.created;
     const rate = created / (first.ms / 1000);
     out.push({ name: `ICS import end-to-end (${created} events from ${vevents} VEVENTs, 5 zones, 10% weekly series)`, figure: round(rate, 0), unit: 'events/s', reference: 'raw upsert ceiling', ratio: round(rate / ceiling, 2) });
-    out.push({ name: 'ICS import: sandbox process CPU (cores busy)', figure: first.childShare ?? NaN, unit: 'cores', reference: `calsync process ${first.selfShare} cores (main + parser thread)` });
+    out.push({ name: 'ICS import: sandbox process CPU (cores busy)', figure: round(cpu.groups.sandbox ?? NaN, 2), unit: 'cores', reference: `calsync process ${round(cpu.groups.calsync ?? NaN, 2)} cores (main + parser thread)` });
+    out.push(...e2eCeiling(raw, rawRequests, cpu, created, rate / ceiling));
     const requestsPerEvent = (await sandbox.stats()).total / created;
     out.push({ name: 'ICS import: site requests per new event (incl. terms, venues, organizers)', figure: round(requestsPerEvent, 2), unit: 'req/event' });
     await sandbox.resetStats();

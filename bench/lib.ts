@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
@@ -48,32 +47,6 @@ export function inChild<T>(script: string, args: string[] = [], timeoutMs = 300_
       }
     });
   });
-}
-
-/** CPU time (user + system) a process has used so far, from /proc (Linux; undefined elsewhere). */
-export function procCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Measures the CPU a child process (the sandbox) and this process used during `fn`, as shares of one
- * core over its wall time: on a 2-core machine shared with other work, these show where the time went.
- */
-export async function withCpuShares<T>(childPid: number | undefined, fn: () => Promise<T>): Promise<{ ms: number; value: T; childShare?: number; selfShare: number }> {
-  const c0 = procCpuMs(childPid);
-  const s0 = process.cpuUsage();
-  const r = await timed(fn);
-  const c1 = procCpuMs(childPid);
-  const s = process.cpuUsage(s0);
-  const childShare = c0 !== undefined && c1 !== undefined ? round((c1 - c0) / r.ms, 2) : undefined;
-  return { ...r, childShare, selfShare: round((s.user + s.system) / 1000 / r.ms, 2) };
 }
 
 export function peakRssMiB(): number {

@@ -4,6 +4,7 @@ import type { ApiError } from './errors/index.ts';
 import type { Executor } from './executor.ts';
 import { ListEnvelope, MAX_PER_PAGE, type ListKey } from './schemas/lists.ts';
 import type { RawResponse } from './transport.ts';
+import { compiled, parsed } from './validate.ts';
 
 /**
  * Paged lists. Page URLs are built here from the caller's query (never from `next_rest_url`,
@@ -39,10 +40,11 @@ function header(res: RawResponse, name: string): number | undefined {
 }
 
 function parsePage<T>(spec: ListSpec<T>, page: number, json: unknown, res: RawResponse): Page<T> {
-  const env = ListEnvelope.parse(json);
-  const raw = Items.parse((json as Record<string, unknown>)[spec.key]);
+  const env = parsed(ListEnvelope, json);
+  const raw = parsed(Items, (json as Record<string, unknown>)[spec.key]);
+  const item = compiled(spec.item);
   const items = raw.map((entry, i) => {
-    const r = spec.item.safeParse(entry);
+    const r = item.safeParse(entry);
     if (!r.success) {
       const issue = r.error.issues[0];
       throw new Error(`${spec.key}[${i}]${issue?.path.length ? `.${issue.path.join('.')}` : ''}: ${issue?.message ?? 'invalid'}`);

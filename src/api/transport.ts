@@ -1,4 +1,4 @@
-import { Pool } from 'undici';
+import { errors, Pool, type Dispatcher } from 'undici';
 import type { ResolvedConnection } from './connection.ts';
 import { sharedPool } from './pools.ts';
 import { Slots } from '../util/pool.ts';
@@ -107,9 +107,12 @@ export class Transport {
     return `${this.#origin}${this.target(path, masked)}`;
   }
 
-  async send(req: AttemptRequest): Promise<RawResponse> {
-    const slots = this.#shared;
-    if (!slots) return this.#send(req);
+  send(req: AttemptRequest): Promise<RawResponse> {
+    // Not async: an await per attempt for the clients that share no pool (the CLI's, the bench's).
+    return this.#shared ? this.#sendShared(this.#shared, req) : this.#send(req);
+  }
+
+  async #sendShared(slots: Slots, req: AttemptRequest): Promise<RawResponse> {
     this.#inflight++;
     try {
       return await slots.run(() => this.#send(req));
@@ -120,21 +123,90 @@ export class Transport {
 
   async #send(req: AttemptRequest): Promise<RawResponse> {
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
-    const res = await this.#pool.request({
+    const res = await readResponse(this.#pool, {
       method: req.method,
       path: this.target(req.path, req.query),
       headers: payload === undefined ? this.#headers : this.#jsonHeaders,
       body: payload,
-      signal: req.signal,
-    });
-    // Always read the body to the end, so the connection goes back to the pool.
-    const text = await res.body.text();
-    return { status: res.statusCode, headers: res.headers, text, json: parseJson(text) };
+    }, req.signal);
+    return { ...res, json: parseJson(res.text) };
   }
 
   async close(): Promise<void> {
     if (!this.#shared) return this.#pool.close();
     if (this.#inflight > 0) await new Promise<void>((resolve) => this.#closing.push(resolve));
+  }
+}
+
+/**
+ * One request through the pool, its response read to the end (so the connection goes back to the
+ * pool) as text. A dispatch handler instead of `pool.request()` + `body.text()`: those wrap every
+ * response in a Readable stream and an AsyncResource only for the body to be gathered again (a bare
+ * loop of by-slug updates spent 30–40% more CPU per request that way than with this handler,
+ * sandbox in another process). Same outcome: the status and parsed
+ * headers of the final response, the body as UTF-8 without a leading BOM (as `text()` gives it),
+ * undici's own errors as they are, and the signal's reason once it aborts
+ * (test/contract/read-response.test.ts).
+ */
+export function readResponse(pool: Dispatcher, opts: Dispatcher.DispatchOptions, signal?: AbortSignal): Promise<Omit<RawResponse, 'json'>> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    pool.dispatch(opts, new TextHandler(resolve, reject, signal));
+  });
+}
+
+class TextHandler implements Dispatcher.DispatchHandler {
+  #status = 0;
+  #headers: RawResponse['headers'] = {};
+  readonly #chunks: Buffer[] = [];
+  #length = 0;
+  #controller?: Dispatcher.DispatchController;
+  readonly #resolve: (res: Omit<RawResponse, 'json'>) => void;
+  readonly #reject: (err: unknown) => void;
+  readonly #signal?: AbortSignal;
+  /** Set once the signal aborts; before undici started the request, it is aborted as it starts. */
+  #reason?: Error;
+
+  constructor(resolve: (res: Omit<RawResponse, 'json'>) => void, reject: (err: unknown) => void, signal?: AbortSignal) {
+    this.#resolve = resolve;
+    this.#reject = reject;
+    this.#signal = signal;
+    signal?.addEventListener('abort', this.#onAbort);
+  }
+
+  readonly #onAbort = (): void => {
+    // The reason as `pool.request()` gives it: the signal's own, whatever it is.
+    this.#reason = (this.#signal!.reason as Error | undefined) ?? new errors.RequestAbortedError();
+    this.#controller?.abort(this.#reason);
+  };
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    if (this.#reason !== undefined) controller.abort(this.#reason);
+    else this.#controller = controller;
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: RawResponse['headers']): void {
+    // Also called for an informational answer (1xx) first: the final response's call overwrites it.
+    this.#status = statusCode;
+    this.#headers = headers;
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#chunks.push(chunk);
+    this.#length += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    const chunks = this.#chunks;
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#length);
+    const bom = body.length > 2 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+    this.#resolve({ status: this.#status, headers: this.#headers, text: body.toString('utf8', bom) });
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController | null, err: Error): void {
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#reject(err);
   }
 }
 

@@ -336,8 +336,10 @@ export class SiteWriter {
       else if (slot instanceof InlineClaim) notes.push(`written without its organizer "${slot.name}" (see the organizer's failure)`);
     }
     body.organizer = [...new Set(organizers)];
-    const links = { ...pending.ids, venue, organizers };
-    return { slug: p.slug, origin: p.origin, body, fp: eventFingerprint(body, p.slug), notes, links: fingerprint(links), ...(p.srcMod !== undefined ? { srcMod: p.srcMod } : {}) };
+    // The links fingerprint serves only the sync's untouched check, beside the source's modified_utc
+    // (src/runs/sync-site.ts): not hashed for an import's plan, which has neither (as in planned()).
+    const sync = p.srcMod !== undefined ? { srcMod: p.srcMod, links: fingerprint({ ...pending.ids, venue, organizers }) } : {};
+    return { slug: p.slug, origin: p.origin, body, fp: eventFingerprint(body, p.slug), notes, ...sync };
   }
 
   /** A plan with every pending link resolved the standalone way (created now, or awaited from the event creating it). */

@@ -5,7 +5,7 @@ import type { Executor } from '../executor.ts';
 import { DEFAULT_ITERATE_PER_PAGE, fetchPage, iteratePages, type IterateOptions, type ListSpec } from '../paging.ts';
 import { toQuery } from '../query.ts';
 import type { ListKey } from '../schemas/lists.ts';
-import { idSegment, slugSegment, validate } from '../validate.ts';
+import { idSegment, parsed, slugSegment, validate } from '../validate.ts';
 
 /**
  * Events, venues and organizers: posts addressable by id and by slug, with the same routes
@@ -79,7 +79,7 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
   get(id: number, opts?: RecordOptions<X>): Promise<R> {
     const route = `${this.base}/:id`;
     return this.exec.call(
-      { method: 'GET', route, path: `${this.base}/${idSegment(id, 'GET', route)}`, query: this.recordQuery(opts), kind: 'safe', notFoundParams: ['id'], parse: (j) => this.cfg.record.parse(j) },
+      { method: 'GET', route, path: `${this.base}/${idSegment(id, 'GET', route)}`, query: this.recordQuery(opts), kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.cfg.record, j) },
       opts,
     );
   }
@@ -87,7 +87,7 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
   getBySlug(slug: string, opts?: CallOptions): Promise<R> {
     const route = `${this.base}/by-slug/:slug`;
     return this.exec.call(
-      { method: 'GET', route, path: `${this.base}/by-slug/${slugSegment(slug, 'GET', route)}`, kind: 'safe', notFoundParams: ['slug'], parse: (j) => this.cfg.record.parse(j) },
+      { method: 'GET', route, path: `${this.base}/by-slug/${slugSegment(slug, 'GET', route)}`, kind: 'safe', notFoundParams: ['slug'], parse: (j) => parsed(this.cfg.record, j) },
       opts,
     );
   }
@@ -136,7 +136,7 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
         path: this.base,
         body: valid,
         kind: 'create',
-        parse: (j) => this.cfg.record.parse(j),
+        parse: (j) => parsed(this.cfg.record, j),
         verify: slug ? (signal) => this.findBySlug(slug, { lang: opts?.lang, signal }) : opts?.verify,
       },
       { lang: opts?.lang, signal: opts?.signal },
@@ -152,7 +152,7 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
     const route = `${this.base}/:id`;
     const valid = validate(this.cfg.updateById, body, 'POST', route, 'body');
     return this.exec.call(
-      { method: 'POST', route, path: `${this.base}/${idSegment(id, 'POST', route)}`, body: valid, kind: 'safe', notFoundParams: ['id'], parse: (j) => this.cfg.record.parse(j) },
+      { method: 'POST', route, path: `${this.base}/${idSegment(id, 'POST', route)}`, body: valid, kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.cfg.record, j) },
       opts,
     );
   }
@@ -168,7 +168,7 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
   #updateBySlug(slug: string, valid: unknown, opts: CallOptions | undefined): Promise<R> {
     const route = `${this.base}/by-slug/:slug`;
     return this.exec.call(
-      { method: 'POST', route, path: `${this.base}/by-slug/${encodeURIComponent(slug)}`, body: valid, kind: 'safe', notFoundParams: ['slug'], parse: (j) => this.cfg.record.parse(j) },
+      { method: 'POST', route, path: `${this.base}/by-slug/${encodeURIComponent(slug)}`, body: valid, kind: 'safe', notFoundParams: ['slug'], parse: (j) => parsed(this.cfg.record, j) },
       opts,
     );
   }
@@ -177,7 +177,7 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
   delete(id: number, opts?: RecordOptions<X>): Promise<R> {
     const route = `${this.base}/:id`;
     return this.exec.call(
-      { method: 'DELETE', route, path: `${this.base}/${idSegment(id, 'DELETE', route)}`, query: this.recordQuery(opts), kind: 'safe', notFoundParams: ['id'], parse: (j) => this.cfg.record.parse(j) },
+      { method: 'DELETE', route, path: `${this.base}/${idSegment(id, 'DELETE', route)}`, query: this.recordQuery(opts), kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.cfg.record, j) },
       opts,
     );
   }
@@ -186,7 +186,7 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
   deleteBySlug(slug: string, opts?: CallOptions): Promise<R> {
     const route = `${this.base}/by-slug/:slug`;
     return this.exec.call(
-      { method: 'DELETE', route, path: `${this.base}/by-slug/${slugSegment(slug, 'DELETE', route)}`, kind: 'safe', notFoundParams: ['slug'], parse: (j) => this.cfg.record.parse(j) },
+      { method: 'DELETE', route, path: `${this.base}/by-slug/${slugSegment(slug, 'DELETE', route)}`, kind: 'safe', notFoundParams: ['slug'], parse: (j) => parsed(this.cfg.record, j) },
       opts,
     );
   }

@@ -5,7 +5,7 @@ import { DEFAULT_ITERATE_PER_PAGE, fetchPage, iteratePages, type IterateOptions,
 import { toQuery } from '../query.ts';
 import { TermListQuery } from '../schemas/lists.ts';
 import type { TermRecord } from '../schemas/terms.ts';
-import { idSegment, validate } from '../validate.ts';
+import { idSegment, parsed, validate } from '../validate.ts';
 import { nameKey } from '../../util/entities.ts';
 
 export interface TermsConfig<R, C, U> {
@@ -50,7 +50,7 @@ export class TermsResource<R extends TermRecord, C extends { name: string; slug?
   get(id: number, opts?: CallOptions): Promise<R> {
     const route = `${this.#base}/:id`;
     return this.#exec.call(
-      { method: 'GET', route, path: `${this.#base}/${idSegment(id, 'GET', route)}`, kind: 'safe', notFoundParams: ['id'], parse: (j) => this.#cfg.record.parse(j) },
+      { method: 'GET', route, path: `${this.#base}/${idSegment(id, 'GET', route)}`, kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.#cfg.record, j) },
       opts,
     );
   }
@@ -85,7 +85,7 @@ export class TermsResource<R extends TermRecord, C extends { name: string; slug?
         path: this.#base,
         body: valid,
         kind: 'create',
-        parse: (j) => this.#cfg.record.parse(j),
+        parse: (j) => parsed(this.#cfg.record, j),
         verify: (signal) => (slug ? this.findBySlug(slug, { lang: opts?.lang, signal }) : this.findByName(name, { lang: opts?.lang, signal })),
       },
       opts,
@@ -96,7 +96,7 @@ export class TermsResource<R extends TermRecord, C extends { name: string; slug?
     const route = `${this.#base}/:id`;
     const valid = validate(this.#cfg.update, body, 'POST', route, 'body');
     return this.#exec.call(
-      { method: 'POST', route, path: `${this.#base}/${idSegment(id, 'POST', route)}`, body: valid, kind: 'safe', notFoundParams: ['id'], parse: (j) => this.#cfg.record.parse(j) },
+      { method: 'POST', route, path: `${this.#base}/${idSegment(id, 'POST', route)}`, body: valid, kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.#cfg.record, j) },
       opts,
     );
   }
@@ -105,7 +105,7 @@ export class TermsResource<R extends TermRecord, C extends { name: string; slug?
   delete(id: number, opts?: CallOptions): Promise<R> {
     const route = `${this.#base}/:id`;
     return this.#exec.call(
-      { method: 'DELETE', route, path: `${this.#base}/${idSegment(id, 'DELETE', route)}`, kind: 'safe', notFoundParams: ['id'], parse: (j) => this.#cfg.record.parse(j) },
+      { method: 'DELETE', route, path: `${this.#base}/${idSegment(id, 'DELETE', route)}`, kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.#cfg.record, j) },
       opts,
     );
   }
