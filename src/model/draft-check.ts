@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventDraft, FlatEventDraft, OrganizerDraft, VenueDraft } from './draft.ts';
+import { ChainedEventDraft, EventDraft, FlatEventDraft, OrganizerDraft, VenueDraft } from './draft.ts';
 
 /**
  * A draft schema's verdict, asked of a compiled copy first (z.compile): the runtime parser was ~15%
@@ -19,5 +19,7 @@ function fastFirst<T>(fast: z.ZodType<T>, full: z.ZodType<T>): (candidate: unkno
 }
 
 export const checkEventDraft = fastFirst(FlatEventDraft, EventDraft);
+/** A site's event (the sync): its categories carry their parent chains (ChainedEventDraft). */
+export const checkChainedEventDraft = fastFirst(ChainedEventDraft, EventDraft);
 export const checkVenueDraft = fastFirst(VenueDraft, VenueDraft);
 export const checkOrganizerDraft = fastFirst(OrganizerDraft, OrganizerDraft);

@@ -125,6 +125,20 @@ export type EventDraft = z.infer<typeof EventDraft>;
  */
 const FLAT_TERMS = z.array(FlatTermDraft).default([]);
 export const FlatEventDraft = EventDraft.safeExtend({ categories: FLAT_TERMS, tags: FLAT_TERMS });
+
+/**
+ * A term with its parent chain as full drafts, unrolled to `depth` parents (a synced category
+ * carries the source's chain: src/sources/site/normalize.ts termDraft stops at 10). No cycle, so
+ * z.compile can compile it; strict like FlatTermDraft, so it accepts a subset of TermDraft's input
+ * with the same output.
+ */
+function chainedTermDraft(depth: number): z.ZodType<TermDraft> {
+  const parent = depth === 0 ? z.string() : z.union([z.string(), chainedTermDraft(depth - 1)]);
+  return z.strictObject({ ...TERM_FIELDS, parent: parent.optional() });
+}
+export const TERM_CHAIN_DEPTH = 10;
+/** EventDraft with categories' parent chains unrolled (chainedTermDraft): what the sync's drafts are checked with first. */
+export const ChainedEventDraft = EventDraft.safeExtend({ categories: z.array(chainedTermDraft(TERM_CHAIN_DEPTH)).default([]), tags: FLAT_TERMS });
 export type EventDraftInput = z.input<typeof EventDraft>;
 
 /** An item a reader or normalizer could not turn into a draft, with the reason and where it was. */

@@ -1,16 +1,20 @@
 import type { EventRecord, OrganizerRecord, TermRecord, VenueRecord } from '../../api/index.ts';
 import { eventCostText, eventVenue } from '../../api/index.ts';
-import type { EventDraft, Normalized, OrganizerDraft, TermDraft, VenueDraft } from '../../model/draft.ts';
-import { EventDraft as EventDraftSchema } from '../../model/draft.ts';
+import { TERM_CHAIN_DEPTH, type EventDraft, type Normalized, type OrganizerDraft, type TermDraft, type VenueDraft } from '../../model/draft.ts';
+import { checkChainedEventDraft } from '../../model/draft-check.ts';
 import { slugify } from '../../model/identity.ts';
 import { cleanEvent, cleanOrganizer, cleanVenue } from '../../model/clean.ts';
 import { plainText, sanitizeHtml } from '../../model/html.ts';
 
 
+// One source site per sync, thousands of copied slugs (an event's, its venue's, its organizers'): slugify its key once.
+let keySlug = { key: '', slug: '' };
+
 /** Target slug of a copied record: `<source-site-key>-<source slug or id>`, stable across runs. */
 export function copiedSlug(sourceSiteKey: string, slug: string | undefined, id: number): string {
   const base = slug && slug !== '' ? slug.replace(/__trashed$/, '') : String(id);
-  return `${slugify(sourceSiteKey, 60)}-${base}`.slice(0, 200);
+  if (keySlug.key !== sourceSiteKey) keySlug = { key: sourceSiteKey, slug: slugify(sourceSiteKey, 60) };
+  return `${keySlug.slug}-${base}`.slice(0, 200);
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
@@ -62,7 +66,7 @@ export function organizerDraft(o: OrganizerRecord, sourceSiteKey: string): Organ
 export function termDraft(t: Pick<TermRecord, 'name' | 'slug' | 'description' | 'parent'>, byId?: Map<number, TermRecord>, depth = 0): TermDraft {
   const d: TermDraft = { name: plainText(t.name).trim() || t.slug, slug: t.slug, description: sanitizeHtml(t.description ?? '') };
   const parent = t.parent ? byId?.get(t.parent) : undefined;
-  if (parent && depth < 10) d.parent = termDraft(parent, byId, depth + 1);
+  if (parent && depth < TERM_CHAIN_DEPTH) d.parent = termDraft(parent, byId, depth + 1);
   return d;
 }
 
@@ -90,7 +94,7 @@ export function eventDraftFromRecord(r: EventRecord, opts: { sourceSiteKey: stri
   const image = r.image && typeof r.image === 'object' ? (r.image as { url?: string }).url : undefined;
   const cost = eventCostText(r);
   const content = cleanEvent({ title: r.title || `Event ${r.id}`, description: str(r.description), excerpt: str(r.excerpt), cost: str(cost), website });
-  const parsed = EventDraftSchema.safeParse({
+  const parsed = checkChainedEventDraft({
     identity: `${opts.sourceSiteKey}:event:${r.id}`,
     slug: copiedSlug(opts.sourceSiteKey, r.slug, r.id),
     title: content.title || `Event ${r.id}`,
