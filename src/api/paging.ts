@@ -4,7 +4,8 @@ import type { ApiError } from './errors/index.ts';
 import type { Executor } from './executor.ts';
 import { ListEnvelope, MAX_PER_PAGE, type ListKey } from './schemas/lists.ts';
 import type { RawResponse } from './transport.ts';
-import { compiled, parsed } from './validate.ts';
+import { compiled } from '../util/compiled.ts';
+import { parsed } from './validate.ts';
 
 /**
  * Paged lists. Page URLs are built here from the caller's query (never from `next_rest_url`,

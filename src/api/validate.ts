@@ -1,22 +1,8 @@
 import { z } from 'zod';
 import { RequestValidationError } from './errors/index.ts';
 import { Id, Slug } from './schemas/common.ts';
+import { compiled } from '../util/compiled.ts';
 
-/**
- * Each schema's compiled copy (z.compile), made on first use and shared by every client of the
- * process. The copy runs generated code first and the schema's own parser where that code refuses
- * a value, so it accepts, refuses and outputs exactly what the schema does, refusals with the
- * same issues. Checking the body and parsing the record with the runtime parsers took about a
- * twelfth of a by-slug update's CPU (bench/api.ts, sandbox included), the compiled copies a
- * twentieth of that.
- */
-const copies = new WeakMap<z.ZodType, z.ZodType>();
-
-export function compiled<S extends z.ZodType>(schema: S): S {
-  let copy = copies.get(schema);
-  if (copy === undefined) copies.set(schema, (copy = z.compile(schema)));
-  return copy as S;
-}
 
 /** An answer read as a record of `schema` (throws the schema's ZodError, which the executor reports as ResponseFormatError). */
 export function parsed<S extends z.ZodType>(schema: S, json: unknown): z.output<S> {

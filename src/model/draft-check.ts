@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { compiled } from '../util/compiled.ts';
 import { ChainedEventDraft, EventDraft, FlatEventDraft, OrganizerDraft, VenueDraft } from './draft.ts';
 
 /**
@@ -11,9 +12,8 @@ import { ChainedEventDraft, EventDraft, FlatEventDraft, OrganizerDraft, VenueDra
  * once for every source that checks drafts.
  */
 function fastFirst<T>(fast: z.ZodType<T>, full: z.ZodType<T>): (candidate: unknown) => z.ZodSafeParseResult<T> {
-  let compiled: z.ZodType<T> | undefined;
   return (candidate) => {
-    const r = (compiled ??= z.compile(fast)).safeParse(candidate);
+    const r = compiled(fast).safeParse(candidate);
     return r.success ? r : full.safeParse(candidate);
   };
 }

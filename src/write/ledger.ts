@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { compiled } from '../util/compiled.ts';
 
 /**
  * What calsync last wrote for one slug: the fingerprint of the full write body, the site id, the
@@ -95,18 +96,12 @@ interface LedgerWindow {
 }
 
 /**
- * A stored entry, read back by schema. A re-import reads every entry of its source (ledgerSnapshot,
- * 17k on the bench feed) while its feed is parsed on the other core: the compiled copy (z.compile,
- * as src/model/draft-check.ts does for drafts) checks one in a fraction of the runtime parser's
- * time, and allocates less for the collector; what it refuses goes to the schema, whose verdict is kept.
+ * A stored entry, read back by schema: through its compiled copy (src/util/compiled.ts), since a
+ * re-import reads every entry of its source (ledgerSnapshot, 17k on the bench feed).
  */
-let compiledEntry: z.ZodType<LedgerEntry> | undefined;
 function parseEntry(raw: string | null | undefined): LedgerEntry | undefined {
   if (!raw) return undefined;
-  const value: unknown = JSON.parse(raw);
-  const fast = (compiledEntry ??= z.compile(LedgerEntry)).safeParse(value);
-  if (fast.success) return fast.data;
-  const r = LedgerEntry.safeParse(value);
+  const r = compiled(LedgerEntry).safeParse(JSON.parse(raw));
   return r.success ? r.data : undefined;
 }
 

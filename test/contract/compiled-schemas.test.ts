@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import * as api from '../../src/api/index.ts';
-import { compiled } from '../../src/api/validate.ts';
+import { compiled } from '../../src/util/compiled.ts';
 import { WINDOW, eventBody, useTarget, type Target } from './harness.ts';
 
 /**
