@@ -1,8 +1,7 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { RequestValidationError } from './errors/index.ts';
 import { Id, Slug } from './schemas/common.ts';
 import { compiled } from '../util/compiled.ts';
-
 
 /** An answer read as a record of `schema` (throws the schema's ZodError, which the executor reports as ResponseFormatError). */
 export function parsed<S extends z.ZodType>(schema: S, json: unknown): z.output<S> {

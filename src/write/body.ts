@@ -102,11 +102,21 @@ export function organizerBody(o: OrganizerDraft, defaults: { status?: string } =
   return body;
 }
 
-/** Every key an event body can hold, and the slug its fingerprint adds: what eventFingerprint writes by hand. */
-const EVENT_FP_KEYS = new Set([
-  'all_day', 'categories', 'cost', 'description', 'end_date', 'excerpt', 'featured', 'hide_from_listings', 'image', 'organizer',
-  'show_map', 'show_map_link', 'start_date', 'status', 'sticky', 'tags', 'timezone', 'title', 'venue', 'website',
-]);
+/**
+ * `{ ...body, slug }` with its keys in sorted order, as stableStringify writes them (JSON.stringify
+ * leaves out the undefined ones, as it does): the one list of the keys eventFingerprint writes by hand.
+ */
+function sortedFields(b: EventBody, slug: string) {
+  return {
+    all_day: b.all_day, categories: b.categories, cost: b.cost, description: b.description, end_date: b.end_date, excerpt: b.excerpt,
+    featured: b.featured, hide_from_listings: b.hide_from_listings, image: b.image, organizer: b.organizer, show_map: b.show_map,
+    show_map_link: b.show_map_link, slug, start_date: b.start_date, status: b.status, sticky: b.sticky, tags: b.tags,
+    timezone: b.timezone, title: b.title, venue: b.venue, website: b.website,
+  };
+}
+
+/** Every key an event body can hold that sortedFields writes (a body's own `slug` is not one: the fingerprint's overrides it). */
+const EVENT_FP_KEYS = new Set(Object.keys(sortedFields({} as EventBody, '')).filter((k) => k !== 'slug'));
 
 /** Whether every value of `body` is written by JSON.stringify as stableStringify writes it: strings, numbers, booleans, id lists. */
 function plainEventBody(body: EventBody): boolean {
@@ -121,17 +131,9 @@ function plainEventBody(body: EventBody): boolean {
 /**
  * `fingerprint({ ...body, slug })`, the value the ledger keeps for an event, byte for byte: a
  * re-import computes it for every event of its feed, and the generic sorted copy cost twice this
- * (test/write/event-fingerprint.test.ts compares the two). The literal lists the keys in sorted
- * order and JSON.stringify leaves out the undefined ones, as stableStringify does; a body with any
- * other key or value goes the generic way.
+ * (test/write/event-fingerprint.test.ts compares the two). A body with any other key or value goes
+ * the generic way.
  */
 export function eventFingerprint(body: EventBody, slug: string): string {
-  if (!plainEventBody(body)) return fingerprint({ ...body, slug });
-  const b = body;
-  return hashOf(JSON.stringify({
-    all_day: b.all_day, categories: b.categories, cost: b.cost, description: b.description, end_date: b.end_date, excerpt: b.excerpt,
-    featured: b.featured, hide_from_listings: b.hide_from_listings, image: b.image, organizer: b.organizer, show_map: b.show_map,
-    show_map_link: b.show_map_link, slug, start_date: b.start_date, status: b.status, sticky: b.sticky, tags: b.tags,
-    timezone: b.timezone, title: b.title, venue: b.venue, website: b.website,
-  }));
+  return plainEventBody(body) ? hashOf(JSON.stringify(sortedFields(body, slug))) : fingerprint({ ...body, slug });
 }
