@@ -70,9 +70,14 @@ export class MetricsRecorder {
 
   private field(name: string, labels: Record<string, string | number>): string {
     let key = name;
-    for (const k in labels) key += `\0${k}\0${labels[k]}`;
     // A NUL inside a name or label would let two fields share a key: such a field is built directly.
-    return key.split('\0').length === 1 + 2 * Object.keys(labels).length ? fieldByKey({ key, name, labels }) : fieldOf(name, labels);
+    let nul = name.includes('\0');
+    for (const k in labels) {
+      const v = String(labels[k]);
+      key += `\0${k}\0${v}`;
+      nul ||= k.includes('\0') || v.includes('\0');
+    }
+    return nul ? fieldOf(name, labels) : fieldByKey({ key, name, labels });
   }
 
   /** A histogram observation: cumulative buckets, sum and count. */

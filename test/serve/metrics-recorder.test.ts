@@ -42,6 +42,20 @@ describe('MetricsRecorder', () => {
     expect(Object.keys(await rec.read())).toHaveLength(Object.keys(h).length);
   });
 
+  it('labels whose NUL-joined spelling is the same stay two fields (the field memo is skipped for a name or label holding a NUL)', async () => {
+    const rec = new MetricsRecorder(redis, testPrefix(), { flushMs: 60_000 });
+    // Both join to `m\0a\0x\0b\0y`: one label holding NULs, and two plain labels.
+    const glued = { a: 'x\u0000b\u0000y' };
+    const plain = { a: 'x', b: 'y' };
+    rec.inc('m', glued);
+    rec.inc('m', plain);
+    await rec.flush();
+    const h = await rec.read();
+    expect(fieldOf('m', glued)).not.toBe(fieldOf('m', plain));
+    expect(h[fieldOf('m', glued)]).toBe('1');
+    expect(h[fieldOf('m', plain)]).toBe('1');
+  });
+
   it('sends what it counted by itself, at most flushMs later', async () => {
     const rec = new MetricsRecorder(redis, testPrefix(), { flushMs: 30 });
     rec.inc(METRIC_KEYS.jobs, { kind: 'sync-page', outcome: 'completed' });
