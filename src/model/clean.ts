@@ -1,4 +1,4 @@
-import type { EventDraft, OrganizerDraft, TermDraft, VenueDraft } from './draft.ts';
+import { ORGANIZER_TEXT_FIELDS, VENUE_TEXT_FIELDS, type EventDraft, type OrganizerDraft, type TermDraft, type TextKind, type VenueDraft } from './draft.ts';
 import { plainText, sanitizeHtml, webUrl } from './html.ts';
 
 /**
@@ -16,23 +16,22 @@ function put<T extends object, K extends keyof T>(o: T, key: K, value: T[K] | un
   else o[key] = value;
 }
 
-const CLEANERS = { html, text, url: webUrl };
-type Cleaner = keyof typeof CLEANERS;
+const CLEANERS: Record<TextKind, (v: string | undefined) => string | undefined> = { html, text, url: webUrl };
 
 /** A linked record's table: its name field (plain text, required) and how each other field is cleaned. */
 interface LinkedTable<D> {
   name: keyof D & string;
-  fields: Partial<Record<keyof D & string, Cleaner>>;
+  fields: Partial<Record<keyof D & string, TextKind>>;
 }
 
 const VENUE: LinkedTable<VenueDraft> = {
   name: 'venue',
-  fields: { description: 'html', address: 'text', city: 'text', country: 'text', province: 'text', state: 'text', stateprovince: 'text', zip: 'text', phone: 'text', website: 'url' },
+  fields: VENUE_TEXT_FIELDS,
 };
 
 const ORGANIZER: LinkedTable<OrganizerDraft> = {
   name: 'organizer',
-  fields: { description: 'html', email: 'text', phone: 'text', website: 'url' },
+  fields: ORGANIZER_TEXT_FIELDS,
 };
 
 const ENTRIES = new WeakMap<object, [string, (v: string | undefined) => string | undefined][]>();
@@ -41,7 +40,7 @@ const ENTRIES = new WeakMap<object, [string, (v: string | undefined) => string |
 function cleanersOf<D>(table: LinkedTable<D>): [string, (v: string | undefined) => string | undefined][] {
   let entries = ENTRIES.get(table);
   if (!entries) {
-    entries = (Object.entries(table.fields) as [string, Cleaner][]).map(([k, c]) => [k, CLEANERS[c]]);
+    entries = (Object.entries(table.fields) as [string, TextKind][]).map(([k, c]) => [k, CLEANERS[c]]);
     ENTRIES.set(table, entries);
   }
   return entries;

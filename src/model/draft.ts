@@ -19,20 +19,29 @@ export const Origin = z.object({
 });
 export type Origin = z.infer<typeof Origin>;
 
+/** How a linked record's text field is cleaned (src/model/clean.ts): sanitized HTML, plain text or a web link. */
+export type TextKind = 'html' | 'text' | 'url';
+
+/**
+ * A venue's and an organizer's optional text fields, in the order drafts and write bodies list them, each
+ * with how it is cleaned: the one list the draft schemas, the cleaning (src/model/clean.ts) and the write
+ * bodies (src/write/body.ts) read, so a field added here is validated, cleaned and written alike.
+ */
+export const VENUE_TEXT_FIELDS = {
+  description: 'html', address: 'text', city: 'text', country: 'text', province: 'text', state: 'text',
+  stateprovince: 'text', zip: 'text', phone: 'text', website: 'url',
+} as const satisfies Record<string, TextKind>;
+export const ORGANIZER_TEXT_FIELDS = { description: 'html', email: 'text', phone: 'text', website: 'url' } as const satisfies Record<string, TextKind>;
+
+function optionalStrings<K extends string>(fields: Record<K, TextKind>): { [P in K]: z.ZodOptional<z.ZodString> } {
+  return Object.fromEntries(Object.keys(fields).map((k) => [k, z.string().optional()])) as { [P in K]: z.ZodOptional<z.ZodString> };
+}
+
 export const VenueDraft = z.object({
   /** Identity the venue's slug is derived from (e.g. normalized location text, or a CSV key). */
   identity: z.string().min(1),
   venue: z.string().min(1),
-  description: z.string().optional(),
-  address: z.string().optional(),
-  city: z.string().optional(),
-  country: z.string().optional(),
-  province: z.string().optional(),
-  state: z.string().optional(),
-  stateprovince: z.string().optional(),
-  zip: z.string().optional(),
-  phone: z.string().optional(),
-  website: z.string().optional(),
+  ...optionalStrings(VENUE_TEXT_FIELDS),
   image: z.string().optional(),
   /** The site wants these as strings ("true"/"false"), the writer converts. */
   show_map: z.boolean().optional(),
@@ -48,10 +57,7 @@ export type VenueDraft = z.infer<typeof VenueDraft>;
 export const OrganizerDraft = z.object({
   identity: z.string().min(1),
   organizer: z.string().min(1),
-  description: z.string().optional(),
-  email: z.string().optional(),
-  phone: z.string().optional(),
-  website: z.string().optional(),
+  ...optionalStrings(ORGANIZER_TEXT_FIELDS),
   image: z.string().optional(),
   status: z.string().optional(),
   slug: z.string().optional(),

@@ -1,5 +1,5 @@
 import type { CategoryCreate, EventCreate, OrganizerCreate, VenueCreate } from '../api/index.ts';
-import type { EventDraft, OrganizerDraft, VenueDraft } from '../model/draft.ts';
+import { ORGANIZER_TEXT_FIELDS, VENUE_TEXT_FIELDS, type EventDraft, type OrganizerDraft, type VenueDraft } from '../model/draft.ts';
 import { fingerprint, hashOf } from '../model/fingerprint.ts';
 
 /**
@@ -79,6 +79,14 @@ export function eventBody(d: EventDraft, links: EventLinkIds, defaults: { status
   return body;
 }
 
+/** The draft fields a write body copies when they hold text: the cleaned text fields, then the image. */
+const VENUE_BODY_FIELDS = [...keysOf(VENUE_TEXT_FIELDS), 'image'] as const;
+const ORGANIZER_BODY_FIELDS = [...keysOf(ORGANIZER_TEXT_FIELDS), 'image'] as const;
+
+function keysOf<T extends object>(o: T): (keyof T)[] {
+  return Object.keys(o) as (keyof T)[];
+}
+
 export function venueBody(v: VenueDraft, defaults: { status?: string } = {}): VenueBody {
   const body: VenueBody = {
     venue: v.venue,
@@ -86,7 +94,7 @@ export function venueBody(v: VenueDraft, defaults: { status?: string } = {}): Ve
     show_map: v.show_map === false ? 'false' : 'true',
     show_map_link: v.show_map_link === false ? 'false' : 'true',
   };
-  for (const k of ['description', 'address', 'city', 'country', 'province', 'state', 'stateprovince', 'zip', 'phone', 'website', 'image'] as const) {
+  for (const k of VENUE_BODY_FIELDS) {
     const val = text(v[k]);
     if (val) body[k] = val;
   }
@@ -95,7 +103,7 @@ export function venueBody(v: VenueDraft, defaults: { status?: string } = {}): Ve
 
 export function organizerBody(o: OrganizerDraft, defaults: { status?: string } = {}): OrganizerBody {
   const body: OrganizerBody = { organizer: o.organizer, status: o.status ?? defaults.status ?? 'publish' };
-  for (const k of ['description', 'email', 'phone', 'website', 'image'] as const) {
+  for (const k of ORGANIZER_BODY_FIELDS) {
     const val = text(o[k]);
     if (val) body[k] = val;
   }
