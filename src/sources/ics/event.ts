@@ -230,20 +230,36 @@ const PLACE_AND_LINK_READERS: Record<string, PropReader> = {
 const READERS = new Map<string, PropReader>(Object.entries({ ...TEXT_READERS, ...TIME_READERS, ...RECURRENCE_READERS, ...PLACE_AND_LINK_READERS }));
 
 export function readEvent(c: Component, index: number): RawEvent {
+  const e = newEvent(index, c.line);
+  for (const p of c.props) readProp(e, p);
+  return finishEvent(e);
+}
+
+/**
+ * An event before its properties are read (readProp), each at once as it is parsed when the parse
+ * streams them (normalize.ts), then finishEvent. readEvent does the three for a collected component.
+ */
+export function newEvent(index: number, line: number): RawEvent {
   // Every field from the start, in one order: all events share one shape (no property store grown
   // as the readers add fields, one object fewer per event) and code reading them sees only that shape.
-  const e: RawEvent = {
-    index, line: c.line, uid: undefined, summary: undefined, description: undefined, htmlDescription: undefined,
+  return {
+    index, line, uid: undefined, summary: undefined, description: undefined, htmlDescription: undefined,
     dtstart: undefined, dtstartProblem: undefined, dtend: undefined, duration: undefined,
     rrules: [], exrules: [], rdates: [], exdates: [], recurrenceId: undefined, thisAndFuture: false, status: undefined, sequence: 0,
     location: undefined, geo: undefined, apple: undefined, organizer: undefined, categories: NONE as never[],
     url: undefined, image: undefined, lastModified: undefined, tzids: [], problems: [],
   };
-  for (const p of c.props) {
-    const tz = tzidOf(p);
-    if (tz !== undefined && !e.tzids.includes(tz)) e.tzids.push(tz);
-    READERS.get(p.name)?.(e, p);
-  }
+}
+
+/** One property of the event, in file order. Keeps nothing of `p` but its strings (p may be reused). */
+export function readProp(e: RawEvent, p: Prop): void {
+  const tz = tzidOf(p);
+  if (tz !== undefined && !e.tzids.includes(tz)) e.tzids.push(tz);
+  READERS.get(p.name)?.(e, p);
+}
+
+/** The event once all its properties are read: what is missing noted, lists made exact. */
+export function finishEvent(e: RawEvent): RawEvent {
   if (e.dtstart === undefined && e.dtstartProblem === undefined) e.dtstartProblem = 'no DTSTART';
   return lean(e);
 }
