@@ -48,12 +48,12 @@ describe('VEVENTs read as the parse streams their properties', () => {
     const names = Object.keys(mutators).filter((n) => n !== 'megabyteLine' && n !== 'hugeEvent');
     let seed = 7;
     const r = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    for (let i = 0; i < 150; i++) {
+    for (let i = 0; i < 60; i++) {
       const f = pick(r, files);
       const m = pick(r, names);
       same(decodeIcs(mutators[m](Buffer.from(corpusBytes(f)), r)).text, `${f} ${m} #${i}`);
     }
-    for (const s of [1, 2, 3]) same(generateIcsFeed({ events: 300, seed: s, recurringShare: 0.2 }), `generated seed ${s}`);
+    for (const s of [1, 2]) same(generateIcsFeed({ events: 200, seed: s, recurringShare: 0.2 }), `generated seed ${s}`);
   });
 
   it('nest nothing: a VALARM\'s properties stay its own, and an unterminated VEVENT still ends', () => {
