@@ -127,29 +127,63 @@ const QUOTE = 34;
  * and a parameter's single value, the usual case, is sliced once rather than collected and joined.
  */
 export function parseContentLine(text: string, line: number, names?: NameCache): Prop | undefined {
+  const p = readContentLine(text, line, names, SCRATCH);
+  return p === undefined ? undefined : copyProp(p);
+}
+
+/** A Prop of its own from a reused one, shaped as ever (`noValue` only when set). */
+export function copyProp(p: Prop): Prop {
+  return p.noValue ? { name: p.name, params: p.params, value: '', line: p.line, noValue: true } : { name: p.name, params: p.params, value: p.value, line: p.line };
+}
+
+/** parseContentLine's own (readContentLine runs to its end without calling out, so one is enough). */
+const SCRATCH: Prop = { name: '', params: NO_PARAMS, value: '', line: 0, noValue: false };
+
+/** A Prop for readContentLine to fill (its `noValue` is always set, so every line leaves it one shape). */
+export function scratchProp(): Prop {
+  return { name: '', params: NO_PARAMS, value: '', line: 0, noValue: false };
+}
+
+/**
+ * parseContentLine into `into`, which is overwritten and returned (undefined: not a content line).
+ * A parse that hands most lines over to be read at once and dropped (a VEVENT's, parse.ts) passes
+ * one Prop for all of them: an object per line of a 20 MB feed was ~20 MB of garbage.
+ */
+export function readContentLine(text: string, line: number, names: NameCache | undefined, into: Prop): Prop | undefined {
   const n = text.length;
   let i = 0;
   let c = 0;
   while (i < n && (c = text.charCodeAt(i)) !== COLON && c !== SEMI) i++;
-  // Fast path for the common `NAME:value` line without parameters.
-  if (i > 0 && i < n && c === COLON) {
-    const name = nameAt(text, 0, i, names);
-    return name ? { name, params: NO_PARAMS, value: text.slice(i + 1), line } : undefined;
-  }
   const name = nameAt(text, 0, i, names);
   if (!name) return undefined;
+  into.name = name;
+  into.line = line;
+  into.noValue = false;
+  // Fast path for the common `NAME:value` line without parameters.
+  if (i > 0 && i < n && c === COLON) {
+    into.params = NO_PARAMS;
+    into.value = text.slice(i + 1);
+    return into;
+  }
   const params: Record<string, string> = {};
+  into.params = params;
   while (i < n && text.charCodeAt(i) === SEMI) i = readParam(text, i + 1, params, names);
 
-  if (i < n && text.charCodeAt(i) === COLON) return { name, params, value: text.slice(i + 1), line };
+  if (i < n && text.charCodeAt(i) === COLON) {
+    into.value = text.slice(i + 1);
+    return into;
+  }
   // `DTSTART;TZID="W. Europe Standard Time:20200609T090000"`: recover the value the quote swallowed.
   const tz = params.TZID;
   const m = tz ? /^(.*):(\d{8}(?:T\d{4,6}Z?)?)$/.exec(tz) : null;
   if (m) {
     params.TZID = m[1];
-    return { name, params, value: m[2], line };
+    into.value = m[2];
+    return into;
   }
-  return { name, params, value: '', line, noValue: true };
+  into.value = '';
+  into.noValue = true;
+  return into;
 }
 
 /** One `NAME=value[,value...]` parameter from `i` (after its `;`) into `params`; returns where it ends. */

@@ -1,5 +1,5 @@
-import { nameCache, parseContentLine, type Prop } from './contentline.ts';
-import { forEachLogicalLine } from './lines.ts';
+import { copyProp, nameCache, readContentLine, scratchProp, type Prop } from './contentline.ts';
+import { forEachLogicalLine, type UnfoldStats } from './lines.ts';
 import { WarningList } from './warnings.ts';
 
 /**
@@ -35,12 +35,29 @@ const CALENDAR_LEVEL = new Set(['VEVENT', 'VTODO', 'VJOURNAL', 'VFREEBUSY', 'VTI
 const MAX_DEPTH = 16;
 
 /**
+ * A VEVENT's own properties handed over one at a time as they are parsed, instead of collected into
+ * its component (see parseIcsText). VEVENTs never nest, so at most one is open at a time.
+ */
+export interface VeventStream {
+  /** A VEVENT begins at `line`. */
+  begin(line: number): void;
+  /**
+   * One property of the open VEVENT (not of its VALARMs), in file order. The same object is
+   * refilled for the next line: read it now, keep none of it but its strings.
+   */
+  prop(p: Prop): void;
+  /** The open VEVENT closed (END, or unterminated); `c` is its shell (no properties or children). */
+  end(c: Component): void;
+}
+
+/**
  * `onVevent`, when given, receives each VEVENT as soon as it is closed (END, or closed unterminated),
  * in file order; its properties and children are then dropped from the tree (the VEVENT stays as an empty
  * shell, so the roots still show what the file holds). A caller that reads events this way never holds
- * the whole tree of a big feed, only the events it has read.
+ * the whole tree of a big feed, only the events it has read. A VeventStream instead receives a VEVENT's
+ * properties as they are parsed, so they are never collected at all.
  */
-export function parseIcsText(text: string, onVevent?: (c: Component) => void): ParsedIcs {
+export function parseIcsText(text: string, onVevent?: ((c: Component) => void) | VeventStream): ParsedIcs {
   const warnings = new WarningList();
   let tooDeep = 0;
   let firstTooDeep = 0;
@@ -49,12 +66,17 @@ export function parseIcsText(text: string, onVevent?: (c: Component) => void): P
   let outside = 0;
   let firstOutside = 0;
   const names = nameCache();
+  let streamed: Component | undefined; // the VEVENT whose properties go to a VeventStream, while open
+  const line = scratchProp();
 
   const closed = (c: Component): void => {
     if (onVevent === undefined || c.name !== 'VEVENT') return;
-    onVevent(c);
+    if (typeof onVevent === 'function') onVevent(c);
     c.props = [];
     c.children = [];
+    if (c !== streamed) return;
+    streamed = undefined;
+    (onVevent as VeventStream).end(c);
   };
   const closeUnterminated = (c: Component, why: string): void => {
     c.unterminated = true;
@@ -63,7 +85,7 @@ export function parseIcsText(text: string, onVevent?: (c: Component) => void): P
   };
 
   const { brokenFolds, stray, strayCount } = forEachLogicalLine(text, (lineText, lineNo) => {
-    const prop = parseContentLine(lineText, lineNo, names);
+    const prop = readContentLine(lineText, lineNo, names, line);
     if (!prop) return;
     if (prop.name === 'BEGIN') {
       const name = prop.value.trim().toUpperCase();
@@ -84,6 +106,10 @@ export function parseIcsText(text: string, onVevent?: (c: Component) => void): P
       if (stack.length) stack[stack.length - 1].children.push(comp);
       else roots.push(comp);
       stack.push(comp);
+      if (typeof onVevent === 'object' && name === 'VEVENT') {
+        streamed = comp;
+        onVevent.begin(lineNo);
+      }
       return;
     }
     if (prop.name === 'END') {
@@ -103,15 +129,22 @@ export function parseIcsText(text: string, onVevent?: (c: Component) => void): P
       outside++;
       return;
     }
-    stack[stack.length - 1].props.push(prop);
+    const top = stack[stack.length - 1];
+    if (top === streamed) (onVevent as VeventStream).prop(prop);
+    else top.props.push(copyProp(prop));
   });
   while (stack.length) closeUnterminated(stack.pop()!, 'file ends first');
   if (tooDeep) warnings.add(`${tooDeep} BEGIN line(s) nested more than ${MAX_DEPTH} deep ignored (first at line ${firstTooDeep})`);
   if (outside) warnings.add(`${outside} line(s) outside any component ignored (first at line ${firstOutside})`);
+  warnUnfolding(warnings, { brokenFolds, stray, strayCount });
+  return { roots, warnings, brokenFolds };
+}
+
+/** What unfolding recovered from, after the parse's own notes. */
+function warnUnfolding(warnings: WarningList, { brokenFolds, stray, strayCount }: UnfoldStats): void {
   for (const s of stray) warnings.add(`line ${s.line}: not a content line, ignored: ${JSON.stringify(s.text.slice(0, 60))}`);
   if (strayCount > stray.length) warnings.add(`${strayCount - stray.length} more stray line(s) ignored`);
   if (brokenFolds) warnings.add(`${brokenFolds} continuation line(s) without leading whitespace joined to the previous property`);
-  return { roots, warnings, brokenFolds };
 }
 
 /** First property of a name, or undefined. */

@@ -5,8 +5,12 @@ import { idleIcsParserThread, normalizeIcsIsolated, prewarmIcsParser } from '../
 const W = { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2028-01-01T00:00:00Z') };
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const opts = { sourceKey: 'i', sourceName: 'feed.ics', window: W };
-/** 1.5 M properties in one VEVENT: far more than 64 MB once parsed. */
-const BIG = enc(`BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nSUMMARY:x\r\nDTSTART:20270101T100000Z\r\n${'X-A:y\r\n'.repeat(1_500_000)}END:VEVENT\r\nEND:VCALENDAR\r\n`);
+/**
+ * 1.5 M properties in one VALARM: far more than 64 MB once parsed. (A VEVENT's own properties are
+ * read as they are parsed and unknown ones dropped, so the same lines directly in the VEVENT stay small;
+ * a VALARM's are collected into its component until the VEVENT ends.)
+ */
+const BIG = enc(`BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nSUMMARY:x\r\nDTSTART:20270101T100000Z\r\nBEGIN:VALARM\r\n${'X-A:y\r\n'.repeat(1_500_000)}END:VALARM\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n`);
 
 async function rejection(p: Promise<unknown>): Promise<IcsError> {
   const e = await p.then(() => undefined, (err: unknown) => err);
@@ -24,6 +28,12 @@ describe('the isolated ICS parser (worker thread with heap and time limits)', ()
     const e = await rejection(normalizeIcsIsolated(BIG, opts, { maxHeapMb: 64 }));
     expect(e.code).toBe('ics-memory-limit');
     expect(e.message).toBe('feed.ics: the feed exceeded 64 MB while parsing and was stopped (raise the ICS parser heap limit if it is legitimate)');
+  });
+
+  it('the same 1.5 M properties directly in the VEVENT stay under that limit: they are read as parsed, never collected', async () => {
+    const flat = enc(`BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nSUMMARY:x\r\nDTSTART:20270101T100000Z\r\n${'X-A:y\r\n'.repeat(1_500_000)}END:VEVENT\r\nEND:VCALENDAR\r\n`);
+    const r = await normalizeIcsIsolated(flat, opts, { maxHeapMb: 64 });
+    expect(r.items.map((i) => (i.ok ? i.draft.identity : i.failure.reason))).toEqual(['x']);
   });
 
   it('a feed over the time limit fails with ics-time-limit', async () => {

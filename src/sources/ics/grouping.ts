@@ -88,9 +88,12 @@ export interface Override {
   sel: Selector;
 }
 
+/** The overrides kept of a group that has none (most groups; never added to). */
+const NO_OVERRIDES: Override[] = Object.freeze([]) as unknown as Override[];
+
 /** Overrides kept: one per RECURRENCE-ID (highest SEQUENCE, later wins ties), keyed in the master's frame. */
 export function latestOverrides(g: UidGroup, masterFrame: Frame | undefined, ctx: TimeContext, acct: FileAccounting): Override[] {
-  if (!g.overrides.length) return [];
+  if (!g.overrides.length) return NO_OVERRIDES;
   const byKey = new Map<string, Override>();
   for (const e of g.overrides) {
     const keyFrame = masterFrame ?? frameOf(e.dtstart ?? e.recurrenceId!, ctx);

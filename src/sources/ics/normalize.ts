@@ -7,7 +7,7 @@ import { FileAccounting, label, type Accounting } from './accounting.ts';
 import { ContentCache } from './content.ts';
 import { decodeIcs } from './decode.ts';
 import { IcsLimitError, IcsNotCalendarError } from './errors.ts';
-import { readEvent, textValue, type RawEvent } from './event.ts';
+import { finishEvent, newEvent, readProp, textValue, type RawEvent } from './event.ts';
 import type { IcsTime } from '../../ical/values.ts';
 import type { TimeContext } from './expand.ts';
 import { groupByUid } from './grouping.ts';
@@ -138,13 +138,22 @@ function readFile(bytes: Uint8Array, source: string, maxVevents: number): ReadFi
   const raws: RawEvent[] = [];
   const timeUse: TimeUse = { tzids: new Set(), firstStart: undefined };
   const damaged: RawEvent[] = [];
-  const parsed = parseIcsText(text, (c) => {
-    if (raws.length >= maxVevents) throw new IcsLimitError(source, 'VEVENTs', maxVevents);
-    const e = readEvent(c, raws.length + 1);
-    raws.push(e);
-    for (const t of e.tzids) timeUse.tzids.add(t);
-    timeUse.firstStart ??= e.dtstart;
-    if (e.problems.length) damaged.push(e);
+  // Each property is read into its event as it is parsed (one reused Prop for all of them).
+  let open: RawEvent | undefined;
+  const parsed = parseIcsText(text, {
+    begin(line) {
+      if (raws.length >= maxVevents) throw new IcsLimitError(source, 'VEVENTs', maxVevents);
+      open = newEvent(raws.length + 1, line);
+    },
+    prop: (p) => readProp(open!, p),
+    end() {
+      const e = finishEvent(open!);
+      open = undefined;
+      raws.push(e);
+      for (const t of e.tzids) timeUse.tzids.add(t);
+      timeUse.firstStart ??= e.dtstart;
+      if (e.problems.length) damaged.push(e);
+    },
   });
   const notCalendar = notCalendarKind(text, parsed.roots);
   if (notCalendar) throw new IcsNotCalendarError(source, notCalendar);

@@ -75,6 +75,8 @@ interface Pending {
 }
 
 const bySort = (a: Pending, b: Pending): number => a.sort - b.sort;
+/** The drafts of a group without overrides, from them (most groups; never added to). */
+const NO_PENDING: Pending[] = Object.freeze([]) as unknown as Pending[];
 
 export function normalizeGroup(g: UidGroup, run: FileRun): void {
   const masters = framedMasters(distinctMasters(g, run.acct), g.uid, run);
@@ -101,16 +103,24 @@ export function normalizeGroup(g: UidGroup, run: FileRun): void {
 /** Masters with their frame and span; one without a usable DTSTART or end fails. */
 function framedMasters(masters: RawEvent[], groupUid: string, run: FileRun): FramedMaster[] {
   const framed: FramedMaster[] = [];
-  masters.forEach((m, i) => {
+  // A loop, not forEach: no closure per group (60k groups on the bench's 20 MB feed).
+  for (let i = 0; i < masters.length; i++) {
+    const m = masters[i];
     const uid = i === 0 ? groupUid : `${groupUid}#${i + 1}`;
-    if (!m.dtstart) return run.acct.fail(m, m.dtstartProblem ?? 'no DTSTART');
+    if (!m.dtstart) {
+      run.acct.fail(m, m.dtstartProblem ?? 'no DTSTART');
+      continue;
+    }
     // Content first, so a missing SUMMARY is warned about in file order.
     run.contents.of(m, undefined);
     const f = frameOf(m.dtstart, run.ctx);
     const s = spanOf(m.dtstart, m.dtend, m.duration, f, run.ctx);
-    if (s && 'error' in s) return run.acct.fail(m, s.error);
+    if (s && 'error' in s) {
+      run.acct.fail(m, s.error);
+      continue;
+    }
     framed.push({ e: m, f, span: s ?? defaultSpan(f), uid });
-  });
+  }
   return framed;
 }
 
@@ -119,7 +129,7 @@ function framedMasters(masters: RawEvent[], groupUid: string, run: FileRun): Fra
  * the master's (partial overrides), properties missing in it inherited from the master.
  */
 function overrideDrafts(overrides: Override[], master: FramedMaster | undefined, groupUid: string, run: FileRun): Pending[] {
-  if (!overrides.length) return [];
+  if (!overrides.length) return NO_PENDING;
   const { ctx, window } = run;
   const recurring = !master || master.e.rrules.length > 0 || master.e.rdates.length > 0;
   const masterKey = master ? selectorOf(master.e.dtstart!, master.f, ctx).key : undefined;
@@ -216,7 +226,8 @@ const NO_SELECTORS: Selector[] = [];
 /** Masters expanded; later distinct masters sharing the UID the same way under suffixed identities. */
 function masterDrafts(masters: FramedMaster[], overrides: Override[], run: FileRun): Pending[] {
   const out: Pending[] = [];
-  masters.forEach((m, i) => {
+  for (let i = 0; i < masters.length; i++) {
+    const m = masters[i];
     const isRecurring = m.e.rrules.length > 0 || m.e.rdates.length > 0;
     const own = i === 0 ? overrides : [];
     const { shifts, reach } = thisAndFutureShifts(m, own.length ? own.filter((o) => o.e.thisAndFuture) : own, run.ctx);
@@ -234,7 +245,7 @@ function masterDrafts(masters: FramedMaster[], overrides: Override[], run: FileR
       // A shifted instance is still the master's: the master counts as drafted too.
       out.push({ sort: o.utc, e: ev, base, o, f, identity, occurrence: key, alsoDrafted: ev !== m.e ? m.e : undefined });
     }
-  });
+  }
   return out;
 }
 
