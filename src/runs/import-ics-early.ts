@@ -84,7 +84,9 @@ export class EarlyPlan {
       if (!it.ok || it.draft.cancelled) continue;
       const d = it.draft;
       if (!snapshot.has(this.#writer.slugOf(d))) return false;
-      for (const url of [d.image, d.venue?.image, ...d.organizers.map((o) => o.image)]) if (url) urls.add(url);
+      if (d.image) urls.add(d.image);
+      if (d.venue?.image) urls.add(d.venue.image);
+      for (const o of d.organizers) if (o.image) urls.add(o.image);
     }
     for (const url of urls) if ((await this.#guard.problem(url)) !== undefined) return false;
     this.#writer.primeKnown(part, snapshot);
