@@ -4,6 +4,9 @@
  * wire form (wire.ts), or the typed error as plain data (class identity does not survive postMessage).
  * With `stream`, the items go out in parts of at least STREAM_PART while the file is still being
  * parsed (the import plans them meanwhile); the final reply carries the rest and the summary.
+ * The thread does not wait for the parts to be taken: the import keeps every item until its run ends
+ * (prime, the changed-UIDs guard and retirement need the whole feed), so parts waiting in the port hold
+ * no more than the one reply did, and the occurrence limit bounds both. Waiting would only slow parsing.
  */
 import { parentPort } from 'node:worker_threads';
 import type { EventDraft, Normalized } from '../../model/draft.ts';
