@@ -28,6 +28,11 @@ export interface SiteConnection {
    * instead of a pool of the client's own: for hosts that build a client per job (the worker).
    */
   sharePool?: boolean;
+  /**
+   * Awaited before every call that writes (any method but GET), before its deadline starts: a run
+   * that plans before it may write holds its writes here (src/write/gate.ts). Rejecting fails the call.
+   */
+  gate?: { wait(): Promise<void> };
 }
 
 export interface RequestInfo {
@@ -70,6 +75,7 @@ export interface ResolvedConnection {
   onRequest?: SiteConnection['onRequest'];
   breaker: CircuitBreaker;
   sharePool?: boolean;
+  gate?: SiteConnection['gate'];
 }
 
 export function resolveConnection(conn: SiteConnection): ResolvedConnection {
@@ -95,5 +101,6 @@ export function resolveConnection(conn: SiteConnection): ResolvedConnection {
     onRequest: conn.onRequest,
     breaker: conn.breaker ?? new CircuitBreaker(new URL(conn.restRoot).origin),
     sharePool: conn.sharePool,
+    gate: conn.gate,
   };
 }

@@ -141,6 +141,7 @@ export class Executor {
   }
 
   async call<T>(spec: CallSpec<T>, opts: CallOptions = {}): Promise<T> {
+    if (spec.method !== 'GET' && this.#conn.gate) await this.#conn.gate.wait();
     const c = this.#start(spec, opts);
     let attempt = 0;
     try {

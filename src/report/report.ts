@@ -90,7 +90,33 @@ export class RunReport {
     this.run = { ...run, startedAt: run.startedAt ?? new Date().toISOString() };
   }
 
+  /**
+   * Items and linked records reported while held (hold()): kept aside, in order, until release()
+   * reports them or discard() drops them. An ICS import plans drafts before it knows the feed is
+   * accepted; a refused feed's report must not hold them.
+   */
+  #held?: Array<() => void>;
+
+  hold(): void {
+    this.#held ??= [];
+  }
+
+  release(): void {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    for (const report of held) report();
+  }
+
+  /** Drops what was held; whatever the refused run's planning still reports is dropped too. */
+  discard(): void {
+    this.#held = [];
+  }
+
   add(item: ItemReport): void {
+    if (this.#held) {
+      this.#held.push(() => this.add(item));
+      return;
+    }
     const c = this.counts[item.kind];
     c[item.outcome]++;
     if (item.outcome !== 'retired') c.read++;
@@ -103,6 +129,10 @@ export class RunReport {
 
   /** An existing venue/organizer linked without writing its fields (listed once per record). */
   linkExisting(rec: NonNullable<ReportJson['linked']>[number]): void {
+    if (this.#held) {
+      this.#held.push(() => this.linkExisting(rec));
+      return;
+    }
     if (!this.linked.some((l) => l.kind === rec.kind && l.id === rec.id)) this.linked.push(rec);
   }
 

@@ -6,10 +6,13 @@ import type { Language } from '../model/languages.ts';
 import { fetchSource, FetchError } from '../sources/fetch/index.ts';
 import { IcsError } from '../sources/ics/errors.ts';
 import { normalizeIcsIsolated, prewarmIcsParser, type IcsParseLimits } from '../sources/ics/isolate.ts';
+import { ImageGuard } from '../sources/fetch/image-guard.ts';
 import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter, type OnEdit } from '../write/writer.ts';
 import type { AdoptLinked } from '../write/linked.ts';
 import { ledgerSnapshot, type Ledger, type LedgerEntry } from '../write/ledger.ts';
+import { gatedLedger, WriteGate } from '../write/gate.ts';
+import { EarlyPlan } from './import-ics-early.ts';
 import { RunReport, type ReportJson } from '../report/report.ts';
 import type { RetirePolicy } from '../write/retire.ts';
 import { clientHooks, failedWith, ledgerFor, stateFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
@@ -97,19 +100,59 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   }
   if (!fetched.body) throw new RunFailedError('fetch-failed', `${p.location}: empty response`);
 
-  // The ledger is read while the parser thread works (this thread would only wait meanwhile).
+  // The ledger is read while the parser thread works (this thread would only wait meanwhile), and
+  // the first parts of the feed are planned as they arrive; nothing is written before the feed is
+  // accepted (EarlyPlan, WriteGate).
   const ledger = ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey });
   const snapshot = ledgerSnapshot(ledger, 'events', LEDGER_SNAPSHOT_MAX).catch(() => undefined);
-  await ctx.onProgress?.({ phase: 'parse', done: 0 });
-  const { items, summary } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, ctx.signal);
-  // The parser's own notes (recovered damage, untitled events, truncated series): already capped.
-  for (const w of summary.warnings) report.warn(w);
-  await dropUnsafeImages(items, { allow: p.allow }, (w) => report.warn(w));
-  if (summary.withoutUid > 0) report.warn(`${summary.withoutUid} VEVENT(s) have no UID: identified by summary + start + location, so editing those fields in the source makes a new event`);
-
-  const done: FetchState = { etag: fetched.etag, lastModified: fetched.lastModified, uidsSample: summary.uids.slice(0, 200), sha, options: last.options };
-  await writeFeed(p, ctx, report, { items, uids: summary.uids, ledger, snapshot: await snapshot }, last, done);
+  const gate = new WriteGate();
+  const client = new CalendarClient({ ...p.site.connection, language: p.lang, ...clientHooks(ctx, p.site.key), gate });
+  const guard = new ImageGuard({ allow: p.allow });
+  const writer = new SiteWriter({
+    client, ledger: gatedLedger(ledger, gate), report, sourceKey: p.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked,
+    status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal,
+  });
+  const early = new EarlyPlan(writer, snapshot, guard, KNOWN_PER_BATCH, ctx.signal);
+  const run: WriteRun = { client, writer, gate, early };
+  report.hold();
+  try {
+    await ctx.onProgress?.({ phase: 'parse', done: 0 });
+    const { items, summary } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, ctx.signal, (part) => early.add(part));
+    // The parser's own notes (recovered damage, untitled events, truncated series): already capped.
+    for (const w of summary.warnings) report.warn(w);
+    await dropUnsafeImages(items, { allow: p.allow }, (w) => report.warn(w), guard);
+    if (summary.withoutUid > 0) report.warn(`${summary.withoutUid} VEVENT(s) have no UID: identified by summary + start + location, so editing those fields in the source makes a new event`);
+    const done: FetchState = { etag: fetched.etag, lastModified: fetched.lastModified, uidsSample: summary.uids.slice(0, 200), sha, options: last.options };
+    await writeFeed(p, ctx, report, { items, uids: summary.uids, ledger, snapshot: await snapshot }, last, done, run);
+  } catch (err) {
+    await refuse(run, report, err);
+    throw err;
+  } finally {
+    await client.close();
+  }
   return report.finish();
+}
+
+/** The client, writer and gate of one import, and the parts of its feed planned while it was parsed. */
+interface WriteRun {
+  client: CalendarClient;
+  writer: SiteWriter;
+  gate: WriteGate;
+  early: EarlyPlan;
+  /** Set once the feed is accepted and writes may go. */
+  open?: boolean;
+}
+
+/**
+ * A run failing before it could write (a refused feed, the changed-UIDs guard): every write its early
+ * planning holds fails at the gate, and what that planning reported is dropped. Nothing to do once
+ * the gate is open (a failure while writing reports what was written, as it always did).
+ */
+async function refuse(run: WriteRun, report: RunReport, err: unknown): Promise<void> {
+  if (run.open) return;
+  run.gate.refuse(err instanceof Error ? err : new Error(String(err)));
+  await run.early.finish().catch(() => undefined);
+  report.discard();
 }
 
 /** What the previous run of this feed left, and whether its "unchanged, skip" shortcut may be used. */
@@ -157,23 +200,26 @@ interface ParsedFeed {
  * Terms, venues/organizers and events to the site in batches, then retirement. The feed counts as
  * done (`clean`) only when this ends with nothing failed: until then no later run may skip it.
  */
-async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport, feed: ParsedFeed, last: LastRun, done: FetchState): Promise<void> {
-  const client = new CalendarClient({ ...p.site.connection, language: p.lang, ...clientHooks(ctx, p.site.key) });
+async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport, feed: ParsedFeed, last: LastRun, done: FetchState, run: WriteRun): Promise<void> {
+  const { client, writer } = run;
   const { items, ledger } = feed;
   try {
     await guardUidChurn(items, feed.uids, last.prev, ledger, p, report);
     // Until this run ends clean, no later run may take the feed as done (a crash mid-write included).
     if (!p.dryRun) await last.state.set(last.key, { ...last.prev, clean: false } satisfies FetchState);
-    const writer = new SiteWriter({
-      client, ledger, report, sourceKey: p.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked,
-      status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal,
-    });
-    await writer.prime(items, feed.snapshot);
+    // The feed is accepted: what was planned early may write, and its report items count.
+    run.open = true;
+    run.gate.open();
+    report.release();
+    const planned = await run.early.finish();
+    throwIfSiteDown(client);
+    if (planned > 0) await ctx.onProgress?.({ phase: 'write', done: planned, total: items.length });
+    await writer.prime(planned > 0 ? items.slice(planned) : items, feed.snapshot);
     // Two batches overlap: the next one is planned and starts while the last requests of the one
     // before are still out, so the site is not left idle at every batch's tail (the client's
     // connection pool still caps requests in flight at the site's concurrency).
     let previous: { written: Promise<void>; done: number } | undefined;
-    for (let i = 0; i < items.length; ) {
+    for (let i = planned; i < items.length; ) {
       if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
       const end = batchEnd(items, i, (it) => writer.knownAtPrime(it));
       const written = writer.writeEvents(items.slice(i, end));
@@ -189,7 +235,6 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
     if (!p.dryRun) await last.state.set(last.key, { ...done, processedAt: new Date().toISOString(), clean: report.exitCode() === 0 } satisfies FetchState);
   } finally {
     report.countRequests(client.stats());
-    await client.close();
   }
 }
 
@@ -201,7 +246,7 @@ async function finished(batch: { written: Promise<void>; done: number }, client:
 }
 
 /** Parse + normalize in the isolated parser; a whole-file refusal fails the run with the parser's code. */
-async function parseFeed(body: Buffer, p: IcsImportParams, signal: AbortSignal | undefined) {
+async function parseFeed(body: Buffer, p: IcsImportParams, signal: AbortSignal | undefined, onItems: (items: Normalized<EventDraft>[]) => void) {
   const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
   const opts = {
     sourceKey: p.sourceKey,
@@ -213,7 +258,7 @@ async function parseFeed(body: Buffer, p: IcsImportParams, signal: AbortSignal |
     ...(p.maxOccurrencesPerFile !== undefined ? { maxOccurrencesPerFile: p.maxOccurrencesPerFile } : {}),
   };
   try {
-    return await normalizeIcsIsolated(bytes, opts, p.parseLimits, signal);
+    return await normalizeIcsIsolated(bytes, opts, p.parseLimits, signal, onItems);
   } catch (err) {
     if (err instanceof IcsError) throw new RunFailedError(err.code, err.message, { cause: err });
     if (signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled', { cause: err });

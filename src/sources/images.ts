@@ -9,7 +9,13 @@ type WithImage = { image?: string };
  * the address guard refuses, before anything is sent to the site. One warning per refused URL,
  * with the number of drafts that carried it.
  */
-export async function dropUnsafeImages(items: readonly Normalized<AnyDraft>[], opts: ImageGuardOptions, warn: (message: string) => void): Promise<void> {
+export async function dropUnsafeImages(
+  items: readonly Normalized<AnyDraft>[],
+  opts: ImageGuardOptions,
+  warn: (message: string) => void,
+  /** The run's guard, when it already judged some of these URLs (its verdicts then stay the same). */
+  guard = new ImageGuard(opts),
+): Promise<void> {
   const holders = new Map<string, WithImage[]>();
   const add = (h: WithImage | undefined): void => {
     if (!h?.image) return;
@@ -25,7 +31,6 @@ export async function dropUnsafeImages(items: readonly Normalized<AnyDraft>[], o
     for (const o of d.organizers ?? []) add(o);
   }
   if (holders.size === 0) return;
-  const guard = new ImageGuard(opts);
   const urls = [...holders.keys()];
   const problems = await Promise.all(urls.map((u) => guard.problem(u)));
   for (const [i, url] of urls.entries()) {

@@ -158,6 +158,19 @@ export class SiteWriter {
     ]);
   }
 
+  /**
+   * Before prime(), for drafts planned while the rest of their feed is still being read (an ICS
+   * import, src/runs/import-ics-early.ts): their entries from the snapshot prime() is then given.
+   */
+  primeKnown(items: Normalized<EventDraft>[], snapshot: ReadonlyMap<string, LedgerEntry>): void {
+    this.before = snapshot;
+    for (const it of items) {
+      if (!it.ok || it.draft.cancelled) continue;
+      const slug = this.slugOf(it.draft);
+      this.primed.set(slug, snapshot.get(slug) ?? null);
+    }
+  }
+
   /** Whether prime() found this draft in the ledger (a re-import: most likely unchanged, no request). */
   knownAtPrime(it: Normalized<EventDraft>): boolean {
     return it.ok && !!this.primed.get(this.slugOf(it.draft));

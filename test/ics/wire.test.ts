@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeIcs } from '../../src/sources/ics/index.ts';
 import { normalizeIcsIsolated } from '../../src/sources/ics/isolate.ts';
-import { fromWire, toWire } from '../../src/sources/ics/wire.ts';
+import { fromWire, toWire, WireDecoder, WireEncoder } from '../../src/sources/ics/wire.ts';
+import type { EventDraft, Normalized } from '../../src/model/draft.ts';
+import { generateIcsFeed } from '../support/generate-ics.ts';
 import { corpusBytes, corpusFiles, WIDE } from './helpers.ts';
 
 /**
@@ -40,6 +42,27 @@ describe('the parser thread wire format', () => {
     Object.assign(first.draft, { slug: 'explicit' });
     const back = fromWire(structuredClone(toWire(direct)));
     expect(back).toStrictEqual(direct);
+  });
+
+  it('sent in parts, cut anywhere, the items arrive exactly as one message would bring them', () => {
+    const bytes = new TextEncoder().encode(generateIcsFeed({ events: 300, seed: 5, recurringShare: 0.2, start: new Date(Date.UTC(2025, 0, 6)) }));
+    const direct = normalizeIcs(bytes, opts('p.ics'));
+    const encoder = new WireEncoder();
+    const decoder = new WireDecoder();
+    const items: Normalized<EventDraft>[] = [];
+    // Cuts inside a VEVENT's run of occurrences too: a part may take its content from the part before.
+    for (let from = 0; from < direct.items.length; from += 37) decoder.decode(structuredClone(encoder.encode(direct.items, from, Math.min(from + 37, direct.items.length))), items);
+    expect(exact(items) === exact(direct.items)).toBe(true);
+  });
+
+  it('through the thread, streamed: several parts, in file order, that together are the result', async () => {
+    const bytes = new TextEncoder().encode(generateIcsFeed({ events: 1500, seed: 3, recurringShare: 0.1, start: new Date(Date.UTC(2025, 0, 6)) }));
+    const parts: Normalized<EventDraft>[][] = [];
+    const r = await normalizeIcsIsolated(bytes, opts('big.ics'), undefined, undefined, (part) => parts.push(part));
+    const direct = normalizeIcs(bytes, opts('big.ics'));
+    expect(parts.length).toBeGreaterThan(2);
+    expect(exact(parts.flat()) === exact(direct.items)).toBe(true);
+    expect(exact(r) === exact(direct)).toBe(true);
   });
 
   it('through the thread: shared venue and term lists arrive shared, and the drafts equal in-process parsing', async () => {

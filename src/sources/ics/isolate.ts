@@ -2,7 +2,8 @@ import { Worker } from 'node:worker_threads';
 import { IcsError, icsErrorFrom } from './errors.ts';
 import type { IcsNormalizeOptions, IcsNormalizeResult } from './normalize.ts';
 import type { ParseReply, ParseRequest } from './parse-worker.ts';
-import { fromWire } from './wire.ts';
+import { WireDecoder } from './wire.ts';
+import type { EventDraft, Normalized } from '../../model/draft.ts';
 
 /**
  * Feed parsing in a worker thread with its own heap limit and a time limit, so that a feed that needs
@@ -100,7 +101,19 @@ export function prewarmIcsParser(limits?: IcsParseLimits): void {
   putBack(spawn(maxHeapMb), maxHeapMb);
 }
 
-export function normalizeIcsIsolated(bytes: Uint8Array, opts: IcsNormalizeOptions, limits?: IcsParseLimits, signal?: AbortSignal): Promise<IcsNormalizeResult> {
+/**
+ * `onItems`: given, the items are handed over in file order while the thread still parses (each call
+ * with the items that arrived since the one before); the result then holds them all as well. A feed
+ * refused after some were handed over still rejects: what the caller did with them must wait for this
+ * to resolve before it counts (src/write/gate.ts).
+ */
+export function normalizeIcsIsolated(
+  bytes: Uint8Array,
+  opts: IcsNormalizeOptions,
+  limits?: IcsParseLimits,
+  signal?: AbortSignal,
+  onItems?: (items: Normalized<EventDraft>[]) => void,
+): Promise<IcsNormalizeResult> {
   const { maxHeapMb, timeoutMs } = resolveLimits(limits);
   const source = opts.sourceName;
   signal?.throwIfAborted();
@@ -125,11 +138,23 @@ export function normalizeIcsIsolated(bytes: Uint8Array, opts: IcsNormalizeOption
     );
     const onAbort = (): void => finish(() => reject(signal!.reason));
     signal?.addEventListener('abort', onAbort, { once: true });
-    const onMessage = (reply: ParseReply): void =>
+    const items: Normalized<EventDraft>[] = [];
+    const wire = new WireDecoder();
+    const decode = (part: unknown[]): void => {
+      const from = items.length;
+      wire.decode(part, items);
+      if (onItems && items.length > from) onItems(items.slice(from));
+    };
+    const onMessage = (reply: ParseReply): void => {
+      if ('part' in reply) return settled ? undefined : decode(reply.part);
       finish(() => {
-        if (reply.ok) resolve(fromWire(reply.result));
+        if (reply.ok) {
+          decode(reply.result.items);
+          resolve({ items, summary: reply.result.summary });
+        }
         else reject(reply.ics ? icsErrorFrom(reply.ics) : new IcsError('ics-parser-crashed', source, `${source}: the ICS parser failed: ${reply.message}`));
       }, reply.ok || reply.ics !== undefined);
+    };
     const onError = (err: Error & { code?: string }): void =>
       finish(() => {
         if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
@@ -140,6 +165,6 @@ export function normalizeIcsIsolated(bytes: Uint8Array, opts: IcsNormalizeOption
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);
-    worker.postMessage({ bytes, opts } satisfies ParseRequest);
+    worker.postMessage({ bytes, opts, stream: onItems !== undefined } satisfies ParseRequest);
   });
 }

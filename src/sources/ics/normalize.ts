@@ -41,6 +41,11 @@ export interface IcsNormalizeOptions {
    * Default DEFAULT_MAX_OCCURRENCES_PER_FILE.
    */
   maxOccurrencesPerFile?: number;
+  /**
+   * Called after each UID group with every item made so far (a list that only grows): the parser
+   * thread sends them on while it goes on parsing (parse-worker.ts).
+   */
+  onItems?: (items: readonly Normalized<EventDraft>[]) => void;
 }
 
 /**
@@ -228,7 +233,11 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
     asTags: opts.categoriesAs === 'tags',
   };
   const { groups, uids, withoutUid } = groupByUid(raws);
-  for (const g of groups) normalizeGroup(g, run);
+  const onItems = opts.onItems;
+  for (const g of groups) {
+    normalizeGroup(g, run);
+    onItems?.(acct.items);
+  }
 
   const drafts = acct.items.filter((i) => i.ok).length;
   return {

@@ -2,24 +2,44 @@
  * Entry of the worker thread that parses ICS files (isolate.ts starts it and may hand it several files,
  * one at a time). Runs normalizeIcs on the bytes of each request and posts back the result in its compact
  * wire form (wire.ts), or the typed error as plain data (class identity does not survive postMessage).
+ * With `stream`, the items go out in parts of at least STREAM_PART while the file is still being
+ * parsed (the import plans them meanwhile); the final reply carries the rest and the summary.
+ * The thread does not wait for the parts to be taken: the import keeps every item until its run ends
+ * (prime, the changed-UIDs guard and retirement need the whole feed), so parts waiting in the port hold
+ * no more than the one reply did, and the occurrence limit bounds both. Waiting would only slow parsing.
  */
 import { parentPort } from 'node:worker_threads';
+import type { EventDraft, Normalized } from '../../model/draft.ts';
 import { IcsError, icsErrorData } from './errors.ts';
 import { normalizeIcs, type IcsNormalizeOptions } from './normalize.ts';
-import { toWire, type WireResult } from './wire.ts';
+import { WireEncoder, type WireResult } from './wire.ts';
 
 export interface ParseRequest {
   bytes: Uint8Array;
   opts: IcsNormalizeOptions;
+  stream?: boolean;
 }
+
+/** Items per streamed part, at least: few messages, and the first part arrives early in the parse. */
+export const STREAM_PART = 1000;
 
 export type ParseReply =
   | { ok: true; result: WireResult }
-  | { ok: false; ics?: ReturnType<typeof icsErrorData>; message: string };
+  | { ok: false; ics?: ReturnType<typeof icsErrorData>; message: string }
+  /** Items in file order, sent while parsing (a `stream` request). */
+  | { part: unknown[] };
 
 function parse(req: ParseRequest): ParseReply {
   try {
-    return { ok: true, result: toWire(normalizeIcs(req.bytes, req.opts)) };
+    const wire = new WireEncoder();
+    let sent = 0;
+    const onItems = (items: readonly Normalized<EventDraft>[]): void => {
+      if (items.length - sent < STREAM_PART) return;
+      parentPort!.postMessage({ part: wire.encode(items, sent) } satisfies ParseReply);
+      sent = items.length;
+    };
+    const r = normalizeIcs(req.bytes, req.stream ? { ...req.opts, onItems } : req.opts);
+    return { ok: true, result: { items: wire.encode(r.items, sent), summary: r.summary } };
   } catch (err) {
     return err instanceof IcsError ? { ok: false, ics: icsErrorData(err), message: err.message } : { ok: false, message: err instanceof Error ? err.message : String(err) };
   }

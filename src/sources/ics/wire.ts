@@ -46,29 +46,43 @@ function hasKeys(o: object, keys: readonly string[]): boolean {
   return i === keys.length;
 }
 
-export function toWire(r: IcsNormalizeResult): WireResult {
-  const out: unknown[] = [];
+/**
+ * Encodes items in file order, in as many parts as the parser thread sends (parse-worker.ts streams
+ * them while it parses): a part may take its content from the last draft of the part before.
+ */
+export class WireEncoder {
   // The last draft sent whole or by SAME_CONTENT: the one the receiver rebuilt last.
-  let prev: EventDraft | undefined;
-  for (const it of r.items) {
-    if (!it.ok) {
-      out.push(FAILED, it.failure);
-      continue;
+  #prev: EventDraft | undefined;
+
+  encode(items: readonly Normalized<EventDraft>[], from = 0, to = items.length): unknown[] {
+    const out: unknown[] = [];
+    let prev = this.#prev;
+    for (let i = from; i < to; i++) {
+      const it = items[i]!;
+      if (!it.ok) {
+        out.push(FAILED, it.failure);
+        continue;
+      }
+      const d = it.draft;
+      if (!hasKeys(d, FIELDS) || !hasKeys(d.origin, ORIGIN)) {
+        out.push(AS_IS, d);
+        continue;
+      }
+      const o = d.origin;
+      if (prev !== undefined && sameContent(d, prev)) out.push(SAME_CONTENT, d.identity, d.timezone, d.all_day, d.start_date, d.end_date, o.line, o.uid, o.occurrence);
+      else {
+        out.push(DRAFT, d.identity, d.title, d.description, d.status, d.timezone, d.all_day, d.start_date, d.end_date, d.image, d.website);
+        out.push(d.categories, d.tags, d.venue, d.organizers, d.cancelled, d.sourceModified, o.source, o.line, o.uid, o.occurrence);
+      }
+      prev = d;
     }
-    const d = it.draft;
-    if (!hasKeys(d, FIELDS) || !hasKeys(d.origin, ORIGIN)) {
-      out.push(AS_IS, d);
-      continue;
-    }
-    const o = d.origin;
-    if (prev !== undefined && sameContent(d, prev)) out.push(SAME_CONTENT, d.identity, d.timezone, d.all_day, d.start_date, d.end_date, o.line, o.uid, o.occurrence);
-    else {
-      out.push(DRAFT, d.identity, d.title, d.description, d.status, d.timezone, d.all_day, d.start_date, d.end_date, d.image, d.website);
-      out.push(d.categories, d.tags, d.venue, d.organizers, d.cancelled, d.sourceModified, o.source, o.line, o.uid, o.occurrence);
-    }
-    prev = d;
+    this.#prev = prev;
+    return out;
   }
-  return { items: out, summary: r.summary };
+}
+
+export function toWire(r: IcsNormalizeResult): WireResult {
+  return { items: new WireEncoder().encode(r.items), summary: r.summary };
 }
 
 type Draft = EventDraft;
@@ -95,20 +109,30 @@ function sameAs(p: Draft, a: unknown[], i: number): Draft {
   };
 }
 
+/** Decodes the parts a WireEncoder made, in the order it made them. */
+export class WireDecoder {
+  #prev: Draft | undefined;
+
+  /** Appends the items of one part to `items`. */
+  decode(a: unknown[], items: Normalized<EventDraft>[]): void {
+    let prev = this.#prev;
+    for (let i = 0; i < a.length; ) {
+      const tag = a[i++];
+      if (tag === DRAFT) {
+        items.push({ ok: true, draft: (prev = draftAt(a, i)) });
+        i += WIDTH;
+      } else if (tag === SAME_CONTENT) {
+        items.push({ ok: true, draft: (prev = sameAs(prev!, a, i)) });
+        i += OWN_WIDTH;
+      } else if (tag === FAILED) items.push({ ok: false, failure: a[i++] as Extract<Normalized<EventDraft>, { ok: false }>['failure'] });
+      else items.push({ ok: true, draft: a[i++] as EventDraft });
+    }
+    this.#prev = prev;
+  }
+}
+
 export function fromWire(w: WireResult): IcsNormalizeResult {
   const items: Normalized<EventDraft>[] = [];
-  const a = w.items;
-  let prev: Draft | undefined;
-  for (let i = 0; i < a.length; ) {
-    const tag = a[i++];
-    if (tag === DRAFT) {
-      items.push({ ok: true, draft: (prev = draftAt(a, i)) });
-      i += WIDTH;
-    } else if (tag === SAME_CONTENT) {
-      items.push({ ok: true, draft: (prev = sameAs(prev!, a, i)) });
-      i += OWN_WIDTH;
-    } else if (tag === FAILED) items.push({ ok: false, failure: a[i++] as Extract<Normalized<EventDraft>, { ok: false }>['failure'] });
-    else items.push({ ok: true, draft: a[i++] as EventDraft });
-  }
+  new WireDecoder().decode(w.items, items);
   return { items, summary: w.summary };
 }
