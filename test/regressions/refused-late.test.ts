@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Redis } from 'ioredis';
 import { CalendarClient } from '../../src/api/index.ts';
-import type { EventDraft, Normalized, OrganizerDraft, VenueDraft } from '../../src/model/draft.ts';
 import { RunReport } from '../../src/report/report.ts';
 import { RunFailedError } from '../../src/runs/context.ts';
 import { EarlyPlan } from '../../src/runs/import-ics-early.ts';
@@ -12,6 +11,7 @@ import { ledgerSnapshot, MemoryLedger, type Ledger } from '../../src/write/ledge
 import { SiteWriter } from '../../src/write/writer.ts';
 import { testPrefix, testRedis } from '../support/redis.ts';
 import { feedServer, testSite } from '../support/site.ts';
+import { eventItem as draft, hall } from '../support/drafts.ts';
 
 /**
  * An ICS import plans the first parts of its feed while the parser thread still reads the rest
@@ -22,20 +22,6 @@ import { feedServer, testSite } from '../support/site.ts';
 
 type Env = Awaited<ReturnType<typeof testSite>>;
 
-const hall = (name: string): VenueDraft => ({ identity: name, venue: name, city: 'Lyon' });
-const org = (name: string): OrganizerDraft => ({ identity: name, organizer: name });
-
-function draft(i: number, over: Partial<EventDraft> = {}): Normalized<EventDraft> {
-  const d = `2025-06-${String(1 + (i % 28)).padStart(2, '0')}`;
-  return {
-    ok: true,
-    draft: {
-      identity: `ev-${i}`, title: `Event ${i}`, description: 'Text', timezone: 'Europe/Berlin', all_day: false, start_date: `${d} 10:00:00`, end_date: `${d} 11:00:00`,
-      categories: [{ name: 'Music' }], tags: [], venue: hall(i % 2 ? 'North Hall' : 'South Hall'), organizers: [org('Alpha Org')], cancelled: false,
-      slug: `ev-${i}`, origin: { source: 'test' }, ...over,
-    },
-  };
-}
 
 /** Every ledger entry of every kind, as a comparable value. */
 async function ledgerState(ledger: Ledger): Promise<unknown> {

@@ -1,9 +1,10 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { EventDraft, Normalized, OrganizerDraft, VenueDraft } from '../../src/model/draft.ts';
+import type { EventDraft, Normalized } from '../../src/model/draft.ts';
 import { SiteWriter } from '../../src/write/writer.ts';
 import { ledgerSnapshot, MemoryLedger, type Ledger } from '../../src/write/ledger.ts';
 import { RunReport } from '../../src/report/report.ts';
 import { testSite } from '../support/site.ts';
+import { eventItem as draft, hall, org } from '../support/drafts.ts';
 
 /**
  * An unchanged re-import plans without awaits (links already resolved in the run), primes from a
@@ -13,20 +14,6 @@ import { testSite } from '../support/site.ts';
 
 type Env = Awaited<ReturnType<typeof testSite>>;
 
-const hall = (name: string): VenueDraft => ({ identity: name, venue: name, city: 'Lyon' });
-const org = (name: string): OrganizerDraft => ({ identity: name, organizer: name });
-
-function draft(i: number, over: Partial<EventDraft> = {}): Normalized<EventDraft> {
-  const d = `2025-06-${String(1 + (i % 28)).padStart(2, '0')}`;
-  return {
-    ok: true,
-    draft: {
-      identity: `ev-${i}`, title: `Event ${i}`, description: 'Text', timezone: 'Europe/Berlin', all_day: false, start_date: `${d} 10:00:00`, end_date: `${d} 11:00:00`,
-      categories: [{ name: 'Music' }], tags: [], venue: hall(i % 2 ? 'North Hall' : 'South Hall'), organizers: [org('Alpha Org')], cancelled: false,
-      slug: `ev-${i}`, origin: { source: 'test' }, ...over,
-    },
-  };
-}
 
 /** One run: a fresh writer primed from a snapshot of the ledger, the items written in batches of 10. */
 async function run(env: Env, ledger: Ledger, items: Normalized<EventDraft>[]) {
