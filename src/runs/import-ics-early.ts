@@ -60,10 +60,12 @@ export class EarlyPlan {
   async #next(): Promise<void> {
     while (!this.#stopped && this.#items.length - this.#planned >= this.#part) {
       const part = this.#items.slice(this.#planned, this.#planned + this.#part);
-      if (this.#signal?.aborted || !(await this.#known(part))) {
+      const snapshot = this.#signal?.aborted ? undefined : await this.#knownBy(part);
+      if (!snapshot) {
         this.#stopped = true;
         return;
       }
+      this.#writer.primeKnown(part, snapshot);
       try {
         await this.#writer.writeEvents(part);
       } catch (err) {
@@ -75,21 +77,20 @@ export class EarlyPlan {
     }
   }
 
-  /** Whether the snapshot knows every live draft of the part and its images may go to the site. */
-  async #known(part: Normalized<EventDraft>[]): Promise<boolean> {
+  /** The ledger snapshot, when it knows every live draft of the part and the part's images may go to the site. */
+  async #knownBy(part: Normalized<EventDraft>[]): Promise<ReadonlyMap<string, LedgerEntry> | undefined> {
     const snapshot = await this.#snapshot;
-    if (!snapshot) return false;
+    if (!snapshot) return undefined;
     const urls = new Set<string>();
     for (const it of part) {
       if (!it.ok || it.draft.cancelled) continue;
       const d = it.draft;
-      if (!snapshot.has(this.#writer.slugOf(d))) return false;
+      if (!snapshot.has(this.#writer.slugOf(d))) return undefined;
       if (d.image) urls.add(d.image);
       if (d.venue?.image) urls.add(d.venue.image);
       for (const o of d.organizers) if (o.image) urls.add(o.image);
     }
-    for (const url of urls) if ((await this.#guard.problem(url)) !== undefined) return false;
-    this.#writer.primeKnown(part, snapshot);
-    return true;
+    for (const url of urls) if ((await this.#guard.problem(url)) !== undefined) return undefined;
+    return snapshot;
   }
 }
