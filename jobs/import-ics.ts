@@ -36,11 +36,15 @@ export const importIcsJob = defineJob({
     const configured = !('location' in payload);
     const params = icsParams(opts, deps.config, { allowFiles: configured });
     const key = `${deps.prefix}:lock:import:${params.site.key}:${params.lang}:${params.sourceKey}`;
-    return withRunLock(deps.redis, key, String(job.id), `source "${params.sourceKey}"`, () => runIcsImport(params, runContext(deps, {
+    // The run lock outlives a dead worker exactly as long as BullMQ's job lock does: the delivery
+    // that takes over a stalled job waits at most one more lockDuration, not a fixed minute.
+    const ttlMs = deps.config.worker.lockDurationMs;
+    const run = (): Promise<ReportJson> => runIcsImport(params, runContext(deps, {
       runId: job.id,
       signal,
       logFields: { jobId: job.id, source: opts.source, site: opts.site },
       onProgress: (p) => job.updateProgress(p),
-    })));
+    }));
+    return withRunLock(deps.redis, key, String(job.id), `source "${params.sourceKey}"`, run, ttlMs);
   },
 });

@@ -44,7 +44,7 @@ export function keepRunLock(redis: Redis, key: string, token: string, ttlMs: num
  * on one worker, retried on another) must not write alongside itself. The lock is renewed while
  * the run lives and expires by itself if its worker dies.
  */
-export async function withRunLock<T>(redis: Redis, key: string, token: string, what: string, fn: () => Promise<T>, ttlMs = 60_000): Promise<T> {
+export async function withRunLock<T>(redis: Redis, key: string, token: string, what: string, fn: () => Promise<T>, ttlMs: number): Promise<T> {
   if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') throw new RunLockedError(what);
   const stop = keepRunLock(redis, key, token, ttlMs);
   try {
