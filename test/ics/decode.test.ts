@@ -184,6 +184,10 @@ describe('memory-lean reading of big feeds (one-byte text, streamed lines, VEVEN
   it('anything else takes the general path unchanged: wider characters, a BOM mid-file, broken or overlong sequences', () => {
     expect(decodeIcs(utf8('SUMMARY:Café – ☕\r\n')).text).toBe('SUMMARY:Café – ☕\r\n');
     expect(decodeIcs(utf8('A:é\n\uFEFFB:x\n')).text).toBe('A:é\nB:x\n');
+    // A BOM inside a line stays, as the UTF-8 decoder keeps it (the Latin-1 converter drops it).
+    expect(decodeIcs(utf8('A:é\uFEFFx\n')).text).toBe('A:é\uFEFFx\n');
+    // Wider characters among many Latin-1 ones, of every UTF-8 length.
+    for (const wide of ['Ā', '€', '😀']) expect(decodeIcs(utf8(`A:${'é'.repeat(50)}${wide}ÿ\n`)).text).toBe(`A:${'é'.repeat(50)}${wide}ÿ\n`);
     // 0xC3 then ASCII is not UTF-8: Windows-1252, as before.
     expect(decodeIcs(new Uint8Array([0x41, 0x3a, 0xc3, 0x41])).encoding).toBe('windows-1252');
     // 0xC1 0x81 is an overlong "A": not UTF-8 either.
