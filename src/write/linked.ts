@@ -184,8 +184,13 @@ export class LinkedResolver {
    */
   private async lookup(kind: LinkedKind, name: string, explicitSlug?: string): Promise<LinkedRecord | null> {
     const candidates = slugCandidates(name, explicitSlug);
-    const listed = await this.opts.index?.linked(kind, 0);
-    if (listed) return SiteIndex.findLinked(listed, candidates, name, explicitSlug, sameSiteName);
+    const index = this.opts.index;
+    const listed = await index?.linked(kind, 0);
+    if (index && listed) {
+      const found = SiteIndex.findLinked(listed, candidates, name, explicitSlug, sameSiteName);
+      // A listing whose pages repeated records left others out: only its finds count (site-index.ts).
+      if (found || index.linkedWhole(kind)) return found;
+    }
     return this.findOnSite(kind, candidates, name, explicitSlug);
   }
 
