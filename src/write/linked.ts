@@ -348,13 +348,14 @@ export class LinkedResolver {
       let existing: { id: number; slug?: string; status?: string } | null = null;
       if (known) existing = await res.get(known.id, { lang }).catch((err) => (isGone(err) ? null : Promise.reject(err)));
       if (!existing) existing = await this.lookup(kind, name, explicitSlug);
-      if (this.opts.dryRun) {
+      const theirs = existing && existing.status !== 'trash' && !known && linkOnly;
+      if (this.opts.dryRun && !theirs) {
         report.add({ kind, slug: existing?.slug ?? key, outcome: existing ? 'updated' : 'created', reason: existing ? 'would be updated (dry run)' : 'would be created (dry run)' });
         return existing?.id ?? this.dryRunIds--;
       }
-      if (existing && existing.status !== 'trash' && !known && linkOnly) {
-        // Someone else's record (not in the ledger): link it, leave its fields alone.
-        await this.ledger.set(kind, key, { fp, id: existing.id, slug: existing.slug, adopted: true, at: new Date().toISOString() });
+      if (existing && theirs) {
+        // Someone else's record (not in the ledger): link it, leave its fields alone (a dry run says so too).
+        if (!this.opts.dryRun) await this.ledger.set(kind, key, { fp, id: existing.id, slug: existing.slug, adopted: true, at: new Date().toISOString() });
         this.reportLinked(report, kind, name, existing.id, existing.slug ?? key);
         return existing.id;
       }
