@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Language } from '../../model/languages.ts';
+import { exportSummary } from '../../export/summary.ts';
 import { runIcsExport } from '../../runs/export-ics.ts';
 import { EXPORT_DEFAULTS, ExportOptions, exportParams } from '../../runs/options/export-ics.ts';
 import { runInline, type GlobalOptions } from '../runtime.ts';
@@ -38,7 +39,7 @@ export function registerExport(program: Command, globals: () => GlobalOptions, s
           return o.namespace ? { ...params, connection: { ...params.connection, namespace: o.namespace as string } } : params;
         },
         run: runIcsExport,
-        text: (result) => result.files.map((f) => `${f.lang}: ${f.events} events → ${f.path}${f.changed ? '' : ' (unchanged)'}`).join('\n'),
+        text: exportSummary,
         exitCode: () => 0,
         redis: false,
       }),
