@@ -8,7 +8,11 @@ export interface SiteConnection {
   /** Default `calendar/events/v1`; real sites use `tribe/events/v1`. */
   namespace?: string;
   /** HTTP Basic with a WordPress application password, or a bearer token. */
-  auth?: { kind: 'basic'; user: string; password: string } | { kind: 'bearer'; token: string };
+  /**
+   * `from` names where the credentials were read (`CALSYNC_USER and CALSYNC_PASSWORD`, a config
+   * site's variable), so a refusal can say what to fix; never the secret itself.
+   */
+  auth?: { kind: 'basic'; user: string; password: string; from?: string } | { kind: 'bearer'; token: string; from?: string };
   /** Default `ml_language` for every call; a call's `lang` overrides it. */
   language?: Language;
   /** undici Pool connection cap (default 8). */

@@ -46,7 +46,7 @@ export async function preflight(conn: SiteConnection, opts: PreflightOptions): P
   const get = (path: string, query: Array<[string, string]>) => getWithRetries(transport, { path, query, root, stats, signal: opts.signal, limiter: conn.limiter, onRequest: conn.onRequest });
   try {
     const index = await get('', []);
-    rejectCredentials(index, root);
+    rejectCredentials(index, root, conn.auth);
     const json = index.json as { namespaces?: unknown; timezone_string?: unknown; gmt_offset?: unknown } | undefined;
     if (index.status !== 200 || !json || !Array.isArray(json.namespaces)) {
       throw new PreflightError('not-a-rest-root', root, `${root} is not a WordPress REST root (GET answered ${index.status}${json ? '' : ', not JSON'}): give the site's REST root, e.g. https://example.org/wp-json`);
@@ -131,11 +131,16 @@ function unreachable(root: string, err: unknown): PreflightError {
   return new PreflightError('unreachable', root, `${what}: check --site and that the site is running`, { cause: err });
 }
 
-/** WordPress refuses every request, the index included, when Basic credentials are wrong. */
-function rejectCredentials(res: RawResponse, root: string): void {
+/**
+ * WordPress refuses every request, the index included, when Basic credentials are wrong. The
+ * message names where they were read (a config site's variable, or the environment's), since
+ * that is what the user has to fix.
+ */
+function rejectCredentials(res: RawResponse, root: string, auth: SiteConnection['auth']): void {
   const code = (res.json as { code?: unknown } | undefined)?.code;
   if (res.status === 401 && (code === 'incorrect_password' || code === 'invalid_username' || code === 'invalid_token')) {
-    throw new PreflightError('credentials-rejected', root, `${root} refused the credentials (${code}): wrong user or application password; check CALSYNC_USER and CALSYNC_PASSWORD (or CALSYNC_TOKEN)`);
+    const check = auth?.from ?? 'CALSYNC_USER and CALSYNC_PASSWORD (or CALSYNC_TOKEN)';
+    throw new PreflightError('credentials-rejected', root, `${root} refused the credentials (${code}): wrong user or application password; check ${check}`);
   }
 }
 
@@ -147,7 +152,7 @@ function namespaceMissing(root: string, namespace: string, namespaces: string[])
 
 async function checkEditRights(get: (path: string, query: Array<[string, string]>) => Promise<RawResponse>, namespace: string, root: string, auth: NonNullable<SiteConnection['auth']>): Promise<void> {
   const list = await get(`${namespace}/events`, [['status', 'draft'], ['per_page', '1']]);
-  rejectCredentials(list, root);
+  rejectCredentials(list, root, auth);
   if (list.status === 200) return;
   const user = auth.kind === 'basic' ? `user "${auth.user}"` : 'the token';
   const code = (list.json as { code?: unknown } | undefined)?.code;

@@ -50,8 +50,8 @@ export class InlineCredentialsError extends CalsyncError {
 }
 
 function authFromEnv(env: NodeJS.ProcessEnv): SiteConnection['auth'] {
-  if (env.CALSYNC_TOKEN) return { kind: 'bearer', token: env.CALSYNC_TOKEN };
-  if (env.CALSYNC_USER && env.CALSYNC_PASSWORD) return { kind: 'basic', user: env.CALSYNC_USER, password: env.CALSYNC_PASSWORD };
+  if (env.CALSYNC_TOKEN) return { kind: 'bearer', token: env.CALSYNC_TOKEN, from: 'CALSYNC_TOKEN' };
+  if (env.CALSYNC_USER && env.CALSYNC_PASSWORD) return { kind: 'basic', user: env.CALSYNC_USER, password: env.CALSYNC_PASSWORD, from: 'CALSYNC_USER and CALSYNC_PASSWORD' };
   return undefined;
 }
 
@@ -87,11 +87,11 @@ function fromSiteConfig(s: SiteConfig, env: NodeJS.ProcessEnv, namespace?: strin
   if (s.auth && 'passwordEnv' in s.auth) {
     const password = env[s.auth.passwordEnv];
     if (!password) throw new MissingSecretError(s.name, s.auth.passwordEnv);
-    auth = { kind: 'basic', user: s.auth.user, password };
+    auth = { kind: 'basic', user: s.auth.user, password, from: `the config's site "${s.name}": its auth.user ("${s.auth.user}") and the application password in $${s.auth.passwordEnv}` };
   } else if (s.auth && 'tokenEnv' in s.auth) {
     const token = env[s.auth.tokenEnv];
     if (!token) throw new MissingSecretError(s.name, s.auth.tokenEnv);
-    auth = { kind: 'bearer', token };
+    auth = { kind: 'bearer', token, from: `the config's site "${s.name}": the token in $${s.auth.tokenEnv}` };
   } else {
     auth = authFromEnv(env);
   }

@@ -120,6 +120,8 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
     const { items, summary } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, ctx.signal, (part) => early.add(part));
     // The parser's own notes (recovered damage, untitled events, truncated series): already capped.
     for (const w of summary.warnings) report.warn(w);
+    const empty = emptyFeedNote(summary, p.window);
+    if (empty) report.warn(empty);
     await dropUnsafeImages(items, { allow: p.allow }, (w) => report.warn(w), guard);
     if (summary.withoutUid > 0) report.warn(`${summary.withoutUid} VEVENT(s) have no UID: identified by summary + start + location, so editing those fields in the source makes a new event`);
     const done: FetchState = { etag: fetched.etag, lastModified: fetched.lastModified, uidsSample: summary.uids.slice(0, 200), sha, options: last.options };
@@ -131,6 +133,19 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
     await client.close();
   }
   return report.finish();
+}
+
+/**
+ * Why a feed gave no events at all, when it gave none: without it the report shows no events line
+ * and the run exits 0, and nothing tells the user that the feed's events lie outside the window
+ * (by default from now on: an archive of past events imports nothing) or that it holds no VEVENT.
+ */
+export function emptyFeedNote(summary: { vevents: number; occurrences: number; failures: number; accounting: { outsideWindow: number } }, window: { from: Date; to: Date }): string | undefined {
+  if (summary.occurrences > 0 || summary.failures > 0) return undefined;
+  if (summary.vevents === 0) return 'the feed holds no VEVENT (no event to import; to-dos, journals and free/busy are not imported)';
+  const day = (d: Date) => d.toISOString().slice(0, 10);
+  if (summary.accounting.outsideWindow === 0) return undefined;
+  return `none of the feed's ${summary.vevents} VEVENT(s) has an occurrence in the window ${day(window.from)}..${day(window.to)}: nothing imported (widen it with --window, --past-days or --horizon-days)`;
 }
 
 /** The client, writer and gate of one import, and the parts of its feed planned while it was parsed. */

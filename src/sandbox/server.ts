@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { wpV2List, wpV2PostType } from './wp-v2.ts';
+import { wpV2Get, wpV2Route } from './wp-v2.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LANGUAGES } from '../model/languages.ts';
 import { authenticate, type Credentials } from './auth.ts';
@@ -149,12 +149,12 @@ function requestMethod(req: IncomingMessage, url: URL): string {
 type Matched = NonNullable<ReturnType<typeof matchRoute>>;
 
 /** The namespace and route a REST path falls in, and the key it is counted under in the stats. */
-function resolveRoute(deps: ServerDeps, target: Target): { ns?: string; matched?: Matched; wpType?: ReturnType<typeof wpV2PostType>; key: string } {
+function resolveRoute(deps: ServerDeps, target: Target): { ns?: string; matched?: Matched; wpType?: ReturnType<typeof wpV2Route>; key: string } {
   const ns = deps.site.namespaces.find((n) => target.restPath === `/${n}` || target.restPath.startsWith(`/${n}/`));
   const sub = ns ? target.restPath.slice(ns.length + 1) : undefined;
   const matched = sub === undefined ? undefined : matchRoute(sub);
-  const wpType = wpV2PostType(target.restPath);
-  const key = matched ? matched.route.template || '/' : target.restPath === '' ? '(site index)' : target.restPath === '/wp/v2/users/me' ? '/wp/v2/users/me' : wpType ? `/wp/v2/${wpType}` : '(no route)';
+  const wpType = wpV2Route(target.restPath);
+  const key = matched ? matched.route.template || '/' : target.restPath === '' ? '(site index)' : target.restPath === '/wp/v2/users/me' ? '/wp/v2/users/me' : wpType ? `/wp/v2/${wpType.type}${wpType.id === undefined ? '' : '/:id'}` : '(no route)';
   return { ns, matched, wpType, key };
 }
 
@@ -197,7 +197,7 @@ interface SandboxRequest {
 }
 
 /** The site index, `users/me` and the wp/v2 post lists; true when the request was one of those. */
-function outsideNamespace(deps: ServerDeps, res: ServerResponse, r: SandboxRequest & { wpType: ReturnType<typeof wpV2PostType> }): boolean {
+function outsideNamespace(deps: ServerDeps, res: ServerResponse, r: SandboxRequest & { wpType: ReturnType<typeof wpV2Route> }): boolean {
   const { method, target, authed } = r;
   if (target.restPath === '') {
     send(res, 200, siteIndex(target.restRoot, r.origin, deps.site.namespaces, deps.site.siteTimezone));
@@ -211,7 +211,7 @@ function outsideNamespace(deps: ServerDeps, res: ServerResponse, r: SandboxReque
   if (r.wpType && method === 'GET') {
     const query = parsePhpQuery(r.url.searchParams);
     const queryLang = typeof query.ml_language === 'string' && (LANGUAGES as readonly string[]).includes(query.ml_language) ? query.ml_language : 'en';
-    const reply = wpV2List(deps.store, r.wpType, query, authed, target.langSegment ?? queryLang);
+    const reply = wpV2Get(deps.store, deps.site, r.wpType, query, authed, target.langSegment ?? queryLang);
     send(res, reply.status, reply.body, reply.headers);
     return true;
   }

@@ -1,23 +1,35 @@
-import type { Reply } from './context.ts';
+import { nowWall, type Reply, type SiteConfig } from './context.ts';
+import { wallOf } from './dates.ts';
 import { ApiError, invalidParams } from './errors.ts';
 import { isSet, toList, toPositiveInt, type Params } from './params.ts';
-import type { PostBase } from './records.ts';
+import type { EventRecord, PostBase } from './records.ts';
 import type { Store } from './store.ts';
 
 /**
  * WordPress core's `/wp/v2/<post type>` list for TEC's post types, only as far as a sync reads
  * it: `context=edit` for the text as its author typed it (`title.raw`, `content.raw`,
- * `excerpt.raw`), narrowed with `include`. TEC registers these types with `show_in_rest`, and
- * `context=edit` needs a user who may edit them (else 401 rest_forbidden_context). The sandbox
- * does not texturize, so `rendered` is the stored text; what real sites render differs (curly
- * quotes, dashes, `&#038;`), which is why a sync reads `raw`.
+ * `excerpt.raw`), narrowed with `include`, and the route for one post by id. TEC registers these
+ * types with `show_in_rest`, and `context=edit` needs a user who may edit them (else 401
+ * rest_forbidden_context). The sandbox does not texturize, so `rendered` is the stored text; what
+ * real sites render differs (curly quotes, dashes, `&#038;`), which is why a sync reads `raw`.
+ *
+ * As on real sites, the event list holds only events that have not ended (their local end at or
+ * after the site's local now): TEC narrows every event query without dates of its own that way.
+ * The route for one event is not narrowed (test/contract/wp-v2-ended.test.ts).
  */
 const TYPES = { tribe_events: 'events', tribe_venue: 'venues', tribe_organizer: 'organizers' } as const;
 type PostType = keyof typeof TYPES;
 
-export function wpV2PostType(restPath: string): PostType | undefined {
-  const m = /^\/wp\/v2\/(tribe_events|tribe_venue|tribe_organizer)\/?$/.exec(restPath);
-  return m ? (m[1] as PostType) : undefined;
+/** A wp/v2 route of TEC's post types: the list (no id) or one post. */
+export interface WpV2Route {
+  type: PostType;
+  id?: number;
+}
+
+export function wpV2Route(restPath: string): WpV2Route | undefined {
+  const m = /^\/wp\/v2\/(tribe_events|tribe_venue|tribe_organizer)(?:\/(\d+))?\/?$/.exec(restPath);
+  if (!m) return undefined;
+  return m[2] === undefined ? { type: m[1] as PostType } : { type: m[1] as PostType, id: Number(m[2]) };
 }
 
 function render(rec: PostBase, type: PostType, edit: boolean, fields: string[] | undefined): Record<string, unknown> {
@@ -36,10 +48,38 @@ function render(rec: PostBase, type: PostType, edit: boolean, fields: string[] |
   return Object.fromEntries(Object.entries(full).filter(([k]) => fields.includes(k)));
 }
 
-export function wpV2List(store: Store, type: PostType, query: Params, authed: boolean, lang: string): Reply {
+/** What a GET on a wp/v2 route answers. */
+export function wpV2Get(store: Store, site: SiteConfig, route: WpV2Route, query: Params, authed: boolean, lang: string): Reply {
+  return route.id === undefined ? wpV2List(store, site, route.type, query, authed, lang) : wpV2One(store, route.type, route.id, query, authed);
+}
+
+function contextOf(query: Params, bad: string[]): string {
   const context = isSet(query.context) ? String(query.context) : 'view';
-  const bad: string[] = [];
   if (!['view', 'embed', 'edit'].includes(context)) bad.push('context');
+  return context;
+}
+
+function wpV2One(store: Store, type: PostType, id: number, query: Params, authed: boolean): Reply {
+  const bad: string[] = [];
+  const context = contextOf(query, bad);
+  if (bad.length) throw invalidParams(bad);
+  const rec = (store[TYPES[type]] as Map<number, PostBase>).get(id);
+  if (!rec) throw new ApiError(404, 'rest_post_invalid_id', 'Invalid post ID.');
+  if (context === 'edit' && !authed) throw new ApiError(401, 'rest_forbidden_context', 'Sorry, you are not allowed to edit this post.');
+  if (rec.status !== 'publish' && !authed) throw new ApiError(401, 'rest_forbidden', 'Sorry, you are not allowed to view this post.');
+  const fields = isSet(query._fields) ? toList(query._fields).map(String) : undefined;
+  return { status: 200, body: render(rec, type, context === 'edit', fields) };
+}
+
+/** An event the list leaves out: it ended before the site's local now (compared as TEC does, wall clock to wall clock). */
+function ended(rec: PostBase, site: SiteConfig): boolean {
+  const end = (rec as Partial<EventRecord>).end;
+  return end !== undefined && wallOf(end) < nowWall(site);
+}
+
+function wpV2List(store: Store, site: SiteConfig, type: PostType, query: Params, authed: boolean, lang: string): Reply {
+  const bad: string[] = [];
+  const context = contextOf(query, bad);
   const perPage = isSet(query.per_page) ? toPositiveInt(query.per_page) : 10;
   if (perPage === undefined || perPage > 100) bad.push('per_page');
   const include = isSet(query.include) ? toList(query.include).map(toPositiveInt) : undefined;
@@ -53,6 +93,7 @@ export function wpV2List(store: Store, type: PostType, query: Params, authed: bo
   const map = store[TYPES[type]] as Map<number, PostBase>;
   const all = [...map.values()]
     .filter((r) => r.lang === lang && (status.includes('any') ? r.status !== 'trash' : status.includes(r.status)) && (!wanted || wanted.has(r.id)))
+    .filter((r) => type !== 'tribe_events' || !ended(r, site))
     .sort((a, b) => b.id - a.id);
   const fields = isSet(query._fields) ? toList(query._fields).map(String) : undefined;
   const items = all.slice(0, perPage).map((r) => render(r, type, context === 'edit', fields));

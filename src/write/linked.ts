@@ -184,8 +184,13 @@ export class LinkedResolver {
    */
   private async lookup(kind: LinkedKind, name: string, explicitSlug?: string): Promise<LinkedRecord | null> {
     const candidates = slugCandidates(name, explicitSlug);
-    const listed = await this.opts.index?.linked(kind, 0);
-    if (listed) return SiteIndex.findLinked(listed, candidates, name, explicitSlug, sameSiteName);
+    const index = this.opts.index;
+    const listed = await index?.linked(kind, 0);
+    if (index && listed) {
+      const found = SiteIndex.findLinked(listed, candidates, name, explicitSlug, sameSiteName);
+      // A listing whose pages repeated records left others out: only its finds count (site-index.ts).
+      if (found || index.linkedWhole(kind)) return found;
+    }
     return this.findOnSite(kind, candidates, name, explicitSlug);
   }
 
@@ -343,13 +348,14 @@ export class LinkedResolver {
       let existing: { id: number; slug?: string; status?: string } | null = null;
       if (known) existing = await res.get(known.id, { lang }).catch((err) => (isGone(err) ? null : Promise.reject(err)));
       if (!existing) existing = await this.lookup(kind, name, explicitSlug);
-      if (this.opts.dryRun) {
+      const theirs = existing && existing.status !== 'trash' && !known && linkOnly;
+      if (this.opts.dryRun && !theirs) {
         report.add({ kind, slug: existing?.slug ?? key, outcome: existing ? 'updated' : 'created', reason: existing ? 'would be updated (dry run)' : 'would be created (dry run)' });
         return existing?.id ?? this.dryRunIds--;
       }
-      if (existing && existing.status !== 'trash' && !known && linkOnly) {
-        // Someone else's record (not in the ledger): link it, leave its fields alone.
-        await this.ledger.set(kind, key, { fp, id: existing.id, slug: existing.slug, adopted: true, at: new Date().toISOString() });
+      if (existing && theirs) {
+        // Someone else's record (not in the ledger): link it, leave its fields alone (a dry run says so too).
+        if (!this.opts.dryRun) await this.ledger.set(kind, key, { fp, id: existing.id, slug: existing.slug, adopted: true, at: new Date().toISOString() });
         this.reportLinked(report, kind, name, existing.id, existing.slug ?? key);
         return existing.id;
       }

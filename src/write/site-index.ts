@@ -83,6 +83,8 @@ export class SiteIndex {
   private eventQueue: Promise<unknown> = Promise.resolve();
   private readonly linkedIndex: Partial<Record<'venues' | 'organizers', Promise<Map<string, LinkedEntry> | undefined>>> = {};
   private readonly linkedDone: Partial<Record<'venues' | 'organizers', Map<string, LinkedEntry>>> = {};
+  /** Kinds whose listing read every page but not every record (see listAll). */
+  private readonly linkedPartial = new Set<'venues' | 'organizers'>();
   /** Requests spent on listings (for reports and benchmarks). */
   pages = 0;
 
@@ -125,18 +127,21 @@ export class SiteIndex {
       to: minDay(shiftDay(span.to, MARGIN_DAYS), LATEST),
     };
     const query = { start_date: listed.from, end_date: listed.to, status: LISTED_STATUSES };
-    const complete = await this.listAll(
+    const read = await this.listAll(
       (page, signal) => this.client.events.list({ ...query, page, per_page: 50 }, { lang: this.opts.lang, signal }),
       (signal) => this.client.events.iterate({ ...query, page: 2, per_page: 50 }, { lang: this.opts.lang, signal, concurrency: this.opts.concurrency ?? 4 }),
       pagesFor(wanted),
       (e) => this.eventSlugs.add(e.slug),
     );
-    if (complete) this.covered.push({ from: shiftDay(listed.from, MARGIN_DAYS), to: shiftDay(listed.to, -MARGIN_DAYS) });
+    // A listing that missed some events covers no span: those it did list are still known present.
+    if (read === 'whole') this.covered.push({ from: shiftDay(listed.from, MARGIN_DAYS), to: shiftDay(listed.to, -MARGIN_DAYS) });
   }
 
   /**
    * Every venue or organizer on the site by slug, listed once per run when `wanted` (items the
    * ledger does not know) makes it worth it; undefined when the listing was not worth it or failed.
+   * When its pages left records out, what it holds is still true, but a miss proves nothing
+   * (`linkedWhole`).
    */
   linked(kind: 'venues' | 'organizers', wanted: number): Promise<Map<string, LinkedEntry> | undefined> {
     const cached = this.linkedIndex[kind];
@@ -155,9 +160,18 @@ export class SiteIndex {
         const name = (r as unknown as Record<string, unknown>)[field];
         if (r.slug) map.set(r.slug, { id: r.id, slug: r.slug, name: typeof name === 'string' ? name : '', status: r.status });
       },
-    ).then((complete) => (complete ? (this.linkedDone[kind] = map) : undefined));
+    ).then((read) => {
+      if (!read) return undefined;
+      if (read === 'partial') this.linkedPartial.add(kind);
+      return (this.linkedDone[kind] = map);
+    });
     this.linkedIndex[kind] = p;
     return p;
+  }
+
+  /** Whether the listing of `kind` held every record the site counted, so a name it lacks is absent. */
+  linkedWhole(kind: 'venues' | 'organizers'): boolean {
+    return !this.linkedPartial.has(kind);
   }
 
   /** Records a venue/organizer this run created, so a later item of the same name finds it. */
@@ -183,32 +197,38 @@ export class SiteIndex {
 
   /**
    * Page 1 alone (it tells the page count), then the rest when there are at most `maxPages`.
-   * True when every page was read; false over budget, over time, or on any error.
+   * `whole` when every page was read and together they held the `total` the site announced;
+   * undefined over budget, over time, or on any error; `partial` when every page was read but
+   * pages repeated records and so left others out. That is how real sites list venues and
+   * organizers created in the same second (their order is by post date alone, ties in no stable
+   * order: test/contract/linked-paging.test.ts): a record such a listing lacks is not absent.
    */
-  private async listAll<T extends { slug?: string }>(
-    first: (page: number, signal: AbortSignal) => Promise<{ items: T[]; totalPages: number }>,
+  private async listAll<T extends { id: number; slug?: string }>(
+    first: (page: number, signal: AbortSignal) => Promise<{ items: T[]; total: number; totalPages: number }>,
     rest: (signal: AbortSignal) => AsyncIterable<T>,
     maxPages: number,
     add: (item: T & { slug: string }) => void,
-  ): Promise<boolean> {
+  ): Promise<'whole' | 'partial' | undefined> {
     const timeout = AbortSignal.timeout(this.opts.timeoutMs ?? 30_000);
     const signal = this.opts.signal ? AbortSignal.any([this.opts.signal, timeout]) : timeout;
+    const seen = new Set<number>();
     const take = (item: T) => {
+      seen.add(item.id);
       if (item.slug) add(item as T & { slug: string });
     };
     try {
       this.pages++;
       const p1 = await first(1, signal);
       p1.items.forEach(take);
-      if (p1.totalPages <= 1) return true;
-      if (p1.totalPages > maxPages) return false;
+      if (p1.totalPages <= 1) return 'whole';
+      if (p1.totalPages > maxPages) return undefined;
       this.pages += p1.totalPages - 1;
       for await (const item of rest(signal)) take(item);
-      return true;
+      return seen.size >= p1.total ? 'whole' : 'partial';
     } catch (err) {
       // A run that was cancelled stops; a listing that failed only costs the lookups it would have saved.
       if (this.opts.signal?.aborted) throw err;
-      return false;
+      return undefined;
     }
   }
 }

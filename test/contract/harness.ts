@@ -62,7 +62,7 @@ export interface Target {
   close(): Promise<void>;
 }
 
-export async function openTarget(opts: { version?: Version; faults?: SandboxFaults; seed?: number; siteTimezone?: string } = {}): Promise<Target> {
+export async function openTarget(opts: { version?: Version; faults?: SandboxFaults; seed?: number; siteTimezone?: string; now?: () => Date } = {}): Promise<Target> {
   const prefix = `cs${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   let sandbox: SandboxHandle | undefined;
   let url: string;
@@ -78,7 +78,7 @@ export async function openTarget(opts: { version?: Version; faults?: SandboxFaul
     const { startSandbox } = (await import('../../src/sandbox/index.ts')) as unknown as {
       startSandbox(o: Record<string, unknown>): Promise<SandboxHandle>;
     };
-    sandbox = await startSandbox({ port: 0, version: opts.version ?? '6.17.2', seed: opts.seed, siteTimezone: opts.siteTimezone, ...opts.faults });
+    sandbox = await startSandbox({ port: 0, version: opts.version ?? '6.17.2', seed: opts.seed, siteTimezone: opts.siteTimezone, now: opts.now, ...opts.faults });
     ({ url, namespace, user, password } = sandbox);
   }
   const clients: CalendarClient[] = [];

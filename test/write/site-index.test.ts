@@ -112,12 +112,16 @@ describe('site index: one request per new item, and never a duplicate', () => {
       expect(s.byRoute['POST /events/by-slug/:slug']).toBe(N);
       // The listing pages, and the preflight's edit-rights check (GET /events?status=draft).
       expect(s.byRoute['GET /events']).toBe(Math.ceil(N / 50) + 1);
-      expect(s.byRoute['GET /venues/by-slug/:slug']).toBeUndefined();
+      // The first import's venues were created within a second or so: the site's two pages of them
+      // repeat records of the same second and miss as many (src/sandbox/linked.ts, byPostDate), and
+      // only those the pages missed are looked up by slug (page 1 alone holds 50 of them).
+      const lookups = s.byRoute['GET /venues/by-slug/:slug'] ?? 0;
+      expect(lookups).toBeLessThanOrEqual(r.counts.venues.read - 50);
       const listings = ['GET /events', 'GET /venues', 'GET /organizers', 'GET /categories', 'GET /tags'].reduce((n, k) => n + (s.byRoute[k] ?? 0), 0);
       const linkedUpdates = (s.byRoute['POST /venues/:id'] ?? 0) + (s.byRoute['POST /organizers/:id'] ?? 0);
       expect(linkedUpdates).toBe(r.counts.venues.updated + r.counts.organizers.updated);
       // + the preflight's read of the REST index (its edit-rights check is counted under GET /events).
-      expect(s.total).toBe(N + listings + linkedUpdates + 1);
+      expect(s.total).toBe(N + listings + linkedUpdates + lookups + 1);
       expect(liveSlugs(env)).toEqual(before);
     });
   });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { LANGUAGES, type Language } from '../../model/languages.ts';
+import type { Language } from '../../model/languages.ts';
+import { exportSummary } from '../../export/summary.ts';
 import { runIcsExport } from '../../runs/export-ics.ts';
 import { EXPORT_DEFAULTS, ExportOptions, exportParams } from '../../runs/options/export-ics.ts';
 import { runInline, type GlobalOptions } from '../runtime.ts';
@@ -15,7 +16,7 @@ export function registerExport(program: Command, globals: () => GlobalOptions, s
     .option('--namespace <ns>', 'REST namespace (real sites: tribe/events/v1)')
     .option('--from <date>', 'window start: YYYY-MM-DD or relative like -30d', EXPORT_DEFAULTS.from)
     .option('--to <date>', 'window end: YYYY-MM-DD or relative like +365d', EXPORT_DEFAULTS.to)
-    .option('--lang <list>', 'languages: en,fr,… or all', 'en')
+    .option('--lang <list>', "languages: en,fr,… or all (the site's: a config site's languages, else en)", 'en')
     .option('--categories <list>', 'category ids or slugs', splitList)
     .option('--tags <list>', 'tag ids or slugs', splitList)
     .option('--venue <ids>', 'venue ids', splitList)
@@ -27,7 +28,7 @@ export function registerExport(program: Command, globals: () => GlobalOptions, s
     .option('--name <feed>', 'feed name', 'events')
     .requiredOption('--out <dir>', 'output directory')
     .option('--json', 'JSON output')
-    .addHelpText('after', '\nExamples:\n  $ calsync export ics --site http://127.0.0.1:8787/wp-json --from -30d --to +365d --lang all --out feeds/\n  $ calsync export ics --site city --categories music --name music --out /var/www/feeds')
+    .addHelpText('after', '\nExamples:\n  $ calsync export ics --site http://127.0.0.1:8787/wp-json --from -30d --to +365d --lang en,fr,de --out feeds/\n  $ calsync export ics --site city --categories music --name music --out /var/www/feeds')
     .action(async (o: Record<string, unknown>) =>
       runInline(globals(), setExit, {
         json: Boolean(o.json),
@@ -38,7 +39,7 @@ export function registerExport(program: Command, globals: () => GlobalOptions, s
           return o.namespace ? { ...params, connection: { ...params.connection, namespace: o.namespace as string } } : params;
         },
         run: runIcsExport,
-        text: (result) => result.files.map((f) => `${f.lang}: ${f.events} events → ${f.path}${f.changed ? '' : ' (unchanged)'}`).join('\n'),
+        text: exportSummary,
         exitCode: () => 0,
         redis: false,
       }),
@@ -46,7 +47,10 @@ export function registerExport(program: Command, globals: () => GlobalOptions, s
 }
 
 function optionsFromFlags(o: Record<string, unknown>): ExportOptions {
-  const langs = o.lang === 'all' ? [...LANGUAGES] : (String(o.lang).split(',') as Language[]);
+  // `all` is every language the site has (left to exportParams, as for a config export without
+  // languages), not every language calsync knows: a site without them would answer each with the
+  // same events, written as feeds labelled fr, de, … that are not.
+  const langs = o.lang === 'all' ? undefined : (String(o.lang).split(',') as Language[]);
   const featuredGiven = process.argv.includes('--featured') || process.argv.includes('--no-featured');
   return parseOptions(ExportOptions, {
     name: o.name,

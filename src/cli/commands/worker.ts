@@ -7,6 +7,7 @@ import { reconcileSchedulers } from '../../queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../queue/worker.ts';
 import { bullConnection } from '../../queue/connection.ts';
 import { planUnits, waitForRun, warnIfNoWorker } from '../../queue/follow.ts';
+import { exportSummary, isExportSummary } from '../../export/summary.ts';
 import { formatReport, reportExitCode, type ReportJson } from '../../report/report.ts';
 import { createLogger, type Logger } from '../../util/log.ts';
 import { terminalSafe } from '../../util/terminal.ts';
@@ -133,7 +134,7 @@ async function followJob(job: Job, queue: Queue, events: QueueEvents, where: str
     // A planner (CSV import, sync) hands over to its flow: the report is the finish job's.
     const result = (await waitForRun(job, queue, events, { onPlanned: (p) => (units = { ...planUnits(p), done: 0 }) })) as ReportJson;
     progress.done();
-    process.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : result?.counts ? `${formatReport(result)}\n` : `${JSON.stringify(result)}\n`);
+    process.stdout.write(`${json ? JSON.stringify(result, null, 2) : resultText(result)}\n`);
     setExit(result?.counts ? reportExitCode(result) : 0);
   } catch (err) {
     progress.done();
@@ -146,4 +147,11 @@ async function followJob(job: Job, queue: Queue, events: QueueEvents, where: str
 
 function count(changes: { action: string }[], action: string): number {
   return changes.filter((c) => c.action === action).length;
+}
+
+/** A finished job's result as text: a run report, an export's feed files, else its JSON. */
+function resultText(result: unknown): string {
+  if ((result as ReportJson | undefined)?.counts) return formatReport(result as ReportJson);
+  if (isExportSummary(result)) return exportSummary(result);
+  return JSON.stringify(result);
 }
