@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CallOptions, Page } from './connection.ts';
-import type { ApiError } from './errors/index.ts';
+import { ResponseFormatError, type ApiError } from './errors/index.ts';
 import type { Executor } from './executor.ts';
 import { ListEnvelope, MAX_PER_PAGE, type ListKey } from './schemas/lists.ts';
 import type { RawResponse } from './transport.ts';
@@ -105,6 +105,8 @@ export async function* iteratePages<T>(
   try {
     const first = await fetchPage(exec, spec, startPage, perPage, callOpts, true);
     if (!first || first.items.length === 0) return;
+    const repeats = new RepeatCheck(spec);
+    repeats.check(first);
     yield* first.items;
     const last = first.totalPages;
     let next = startPage + 1;
@@ -118,9 +120,58 @@ export async function* iteratePages<T>(
       }
       const page = await inflight.shift()!;
       if (!page || page.items.length === 0) return;
+      repeats.check(page);
       yield* page.items;
     }
   } finally {
     stop.abort();
+  }
+}
+
+/**
+ * The end of a list is the site's word (`total_pages`, an empty page, a 404), so a site or a cache
+ * in front of it that answers every page with the same records (a cache keyed without the query
+ * string; a site claiming `total_pages: 1000000000`) would be read page after page without end, and
+ * a sync or export would silently see one page's records as the whole window. Two pages in a row
+ * holding only records already read in this listing end it with a ResponseFormatError instead.
+ * Records that move between pages while the list is read (created or deleted meanwhile) repeat a
+ * few at a time; a whole page twice over would take two pages' worth of new records mid-listing.
+ */
+class RepeatCheck<T> {
+  readonly #spec: ListSpec<T>;
+  readonly #ids = new Set<unknown>();
+  #usable = true;
+  /** Pages in a row without a record not read before. */
+  #stale = 0;
+
+  constructor(spec: ListSpec<T>) {
+    this.#spec = spec;
+  }
+
+  check(page: Page<T>): void {
+    if (!this.#usable) return;
+    let fresh = false;
+    for (const item of page.items) {
+      const id = (item as { id?: unknown }).id;
+      // Every list calsync pages holds records with numeric ids; one without keeps the check off.
+      if (typeof id !== 'number') {
+        this.#usable = false;
+        return;
+      }
+      if (!this.#ids.has(id)) {
+        this.#ids.add(id);
+        fresh = true;
+      }
+    }
+    this.#stale = fresh ? 0 : this.#stale + 1;
+    if (this.#stale < 2) return;
+    throw new ResponseFormatError({
+      method: 'GET',
+      route: this.#spec.route,
+      url: `${this.#spec.path}?page=${page.page}`,
+      status: 200,
+      problem: `pages ${page.page - 1} and ${page.page} hold only records of earlier pages; the site (or a cache in front of it that ignores the query string) does not page this list`,
+      excerpt: '',
+    });
   }
 }

@@ -2,6 +2,7 @@ import { errors, Pool, type Dispatcher } from 'undici';
 import type { ResolvedConnection } from './connection.ts';
 import { sharedPool } from './pools.ts';
 import { Slots } from '../util/pool.ts';
+import { REDACTED } from '../util/redact.ts';
 
 /**
  * One keep-alive undici Pool to the site's origin, the Authorization header, the per-attempt
@@ -32,6 +33,8 @@ const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 export class Transport {
   readonly #pool: Pool;
   readonly #authHeader?: string;
+  /** The credential as a site or proxy could echo it back in an error (see #scrubbed). */
+  readonly #secrets: readonly string[] = [];
   readonly #namespace: string;
   readonly #origin: string;
   readonly #basePath: string;
@@ -51,9 +54,12 @@ export class Transport {
     const urlPassword = decodeURIComponent(root.password);
     const auth = conn.auth ?? (urlUser ? { kind: 'basic' as const, user: urlUser, password: urlPassword } : undefined);
     if (auth?.kind === 'basic') {
-      this.#authHeader = `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
+      const token = Buffer.from(`${auth.user}:${auth.password}`).toString('base64');
+      this.#authHeader = `Basic ${token}`;
+      this.#secrets = echoable([token, auth.password]);
     } else if (auth?.kind === 'bearer') {
       this.#authHeader = `Bearer ${auth.token}`;
+      this.#secrets = echoable([auth.token]);
     }
     this.#origin = root.origin;
     this.#namespace = conn.namespace;
@@ -129,7 +135,20 @@ export class Transport {
       headers: payload === undefined ? this.#headers : this.#jsonHeaders,
       body: payload,
     }, req.signal);
-    return { ...res, json: parseJson(res.text) };
+    const json = parseJson(res.text);
+    return this.#secrets.length && mayBecomeError(res.status, json) ? this.#scrubbed(res, json) : { ...res, json };
+  }
+
+  /**
+   * A response whose text may end up in an error, a report, the run history or a log, without this
+   * client's credential. Sites and the proxies in front of them do echo request headers in error
+   * pages (`Authorization: Basic …` in a 400 or 502 body, a debug dump of `$_SERVER`), and error
+   * texts are shown on the dashboard and kept in Redis (test/security/site-echoes-credentials.test.ts).
+   */
+  #scrubbed(res: Omit<RawResponse, 'json'>, json: unknown): RawResponse {
+    let text = res.text;
+    for (const secret of this.#secrets) if (text.includes(secret)) text = text.split(secret).join(REDACTED);
+    return text === res.text ? { ...res, json } : { ...res, text, json: parseJson(text) };
   }
 
   async close(): Promise<void> {
@@ -208,6 +227,22 @@ class TextHandler implements Dispatcher.DispatchHandler {
     this.#signal?.removeEventListener('abort', this.#onAbort);
     this.#reject(err);
   }
+}
+
+/**
+ * Whether a response's text can reach an error: any status but 2xx, a body that is not JSON (its
+ * excerpt is quoted), or a 2xx serialized WP_Error (response.ts). Other 2xx bodies are records.
+ */
+function mayBecomeError(status: number, json: unknown): boolean {
+  return status < 200 || status >= 300 || json === undefined || (!!json && typeof json === 'object' && !Array.isArray(json) && 'errors' in json);
+}
+
+/**
+ * The forms of a credential worth looking for in a response: the base64 token and the secret
+ * itself, long enough that replacing them cannot mangle ordinary text.
+ */
+function echoable(secrets: string[]): string[] {
+  return secrets.filter((s) => s.length >= 8);
 }
 
 /**

@@ -1,6 +1,7 @@
 import ical, { escape, foldLines, ICalCalendarMethod, ICalEvent, ICalEventStatus, type ICalEventData } from 'ical-generator';
 import { eventVenue, type EventRecord, type OrganizerRecord, type VenueRecord } from '../api/index.ts';
 import { parseDuration } from '../ical/values.ts';
+import { webUrl } from '../model/html.ts';
 import { ExportParamsError } from './errors.ts';
 import { altHtml, hasMarkup, plainText, plainTitle } from './text.ts';
 import { eventTiming, wallSeconds } from './timing.ts';
@@ -142,7 +143,8 @@ export function renderEvent(rec: EventRecord, opts: Pick<RenderOptions, 'siteHos
 
   const html = rec.description ?? '';
   const plain = plainText(html) || plainText(rec.excerpt ?? '');
-  if (plain) data.description = hasMarkup(html) ? { plain, html: altHtml(html) } : { plain };
+  const alt = plain && hasMarkup(html) ? altHtml(html) : '';
+  if (plain) data.description = alt ? { plain, html: alt } : { plain };
 
   const venue = eventVenue(rec);
   if (venue) {
@@ -156,8 +158,11 @@ export function renderEvent(rec: EventRecord, opts: Pick<RenderOptions, 'siteHos
 
   const categories = (rec.categories ?? []).map((c) => plainTitle(c.name)).filter(Boolean);
   if (categories.length) data.categories = categories.map((name) => ({ name }));
-  if (rec.url) data.url = rec.url;
-  const image = rec.image && typeof rec.image === 'object' ? rec.image.url : undefined;
+  // Links only as http(s), as the imports accept them (webUrl): calendar apps make URL and ATTACH
+  // clickable, and a `javascript:` or `data:` value from the site must not reach subscribers.
+  const url = webUrl(rec.url);
+  if (url) data.url = url;
+  const image = webUrl(rec.image && typeof rec.image === 'object' ? rec.image.url : undefined);
   if (image) data.attachments = [image];
 
   let text = new ICalEvent(data, scratch).toString();

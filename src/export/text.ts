@@ -1,3 +1,4 @@
+import { sanitizeHtml } from '../model/html.ts';
 import { decodeEntities } from '../util/entities.ts';
 import { compileHtmlToText, type HtmlToTextSelector } from './vendor.ts';
 
@@ -71,9 +72,23 @@ function convertPlain(html: string): string {
     .trim();
 }
 
-/** HTML for X-ALT-DESC: as the site rendered it, minus what iCalendar cannot carry. */
+const altCache = new Map<string, string>();
+
+/**
+ * HTML for X-ALT-DESC: the site's HTML through the shared sanitizer (src/model/html.ts), minus what
+ * iCalendar cannot carry; '' when nothing visible is left. Subscribers' calendar apps render it,
+ * and the site stores what its administrators and editors type unfiltered (or what a hostile
+ * import or sync left there before it was sanitized), so the feed carries only inert markup,
+ * as the imports and the sync send to sites. Cached like plainText: occurrences share it.
+ */
 export function altHtml(html: string): string {
-  return html.replace(CONTROLS, '').replace(/\r\n?/g, '\n').trim();
+  let out = altCache.get(html);
+  if (out === undefined) {
+    out = sanitizeHtml(html).replace(CONTROLS, '').replace(/\r\n?/g, '\n').trim();
+    if (altCache.size >= PLAIN_CACHE_MAX) altCache.clear();
+    altCache.set(html, out);
+  }
+  return out;
 }
 
 /** True when the string holds markup worth an X-ALT-DESC (plain text needs none). */

@@ -43,8 +43,10 @@ const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
  */
 export function redactText(text: string): string {
   return text.replace(URL_IN_TEXT, (m) => {
-    // Userinfo first, textually, so even an unparsable URL loses its password.
-    const noUser = m.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@\s]*@/i, '$1');
+    // Userinfo first, textually, so even an unparsable URL loses its password. Up to the LAST `@`
+    // of the authority, as URL parsing reads it: a user name that is an e-mail address
+    // (`john@example.com:pw@host`) or a password with an unescaped `@` is userinfo as a whole.
+    const noUser = m.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/i, '$1');
     const q = noUser.indexOf('?');
     if (q < 0) return noUser;
     const hash = noUser.indexOf('#', q);

@@ -23,6 +23,9 @@ export interface ImageGuardOptions {
   lookupTimeoutMs?: number;
 }
 
+/** Characters WHATWG URL parsing rewrites or drops where PHP's parse_url keeps them (see ImageGuard.problem). */
+const AMBIGUOUS = /[\\\u0000-\u001f\u007f]/;
+
 const systemLookup: LookupFn = (hostname, options, cb) => dns.lookup(hostname, options, cb);
 
 export class ImageGuard {
@@ -44,6 +47,11 @@ export class ImageGuard {
   async problem(url: string): Promise<string | undefined> {
     if (/^\d+$/.test(url)) return undefined; // an attachment id already on the site
     if (!URL.canParse(url)) return 'not a valid URL';
+    // The site reads the URL with its own parser, not this one. WHATWG URL takes a backslash for
+    // `/` and drops tabs and line breaks, PHP's parse_url (WordPress's URL checks) does neither:
+    // `http://cdn.example\@169.254.169.254/x.png` is host cdn.example here and 169.254.169.254
+    // there. The host checked below must be the one the site fetches, so such URLs are not sent.
+    if (AMBIGUOUS.test(url)) return 'its host is read differently by other URL parsers (it holds a backslash or a control character)';
     const u = new URL(url);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return `the ${u.protocol} scheme is not fetched (http and https only)`;
     // WHATWG URL parsing already turned 0x7f.1, 2130706433 and friends into dotted IPv4.

@@ -201,7 +201,12 @@ const RECURRENCE_READERS: Record<string, PropReader> = {
   },
   EXDATE: (e, p) => {
     const { times, invalid } = parseTimeList(p);
-    if (times.length) own(e, 'exdates').push(...times);
+    // One by one, not push(...times): a spread passes every value as an argument, and a feed's
+    // EXDATE can list hundreds of thousands (test/regressions/ics-long-lists-stack.test.ts).
+    if (times.length) {
+      const exdates = own(e, 'exdates');
+      for (const t of times) exdates.push(t);
+    }
     if (invalid.length) own(e, 'problems').push(`line ${p.line}: invalid EXDATE value(s) ${invalid.join(', ')} ignored`);
   },
 };

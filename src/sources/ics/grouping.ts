@@ -66,7 +66,10 @@ export function distinctMasters(g: UidGroup, acct: FileAccounting): RawEvent[] {
   // One master (nearly every group) is kept as it is: nothing to compare it with.
   if (g.masters.length <= 1) return g.masters;
   const masters: RawEvent[] = [];
-  const top = Math.max(...g.masters.map((m) => m.sequence));
+  // A loop, not Math.max(...): a feed can repeat one UID in hundreds of thousands of VEVENTs, more
+  // arguments than a call can take (test/regressions/ics-long-lists-stack.test.ts).
+  let top = -Infinity;
+  for (const m of g.masters) if (m.sequence > top) top = m.sequence;
   const seen = new Set<string>();
   for (const m of g.masters) {
     const sig = g.masters.length > 1 ? signature(m) : '';
