@@ -1,4 +1,5 @@
-import { ORGANIZER_TEXT_FIELDS, VENUE_TEXT_FIELDS, type EventDraft, type OrganizerDraft, type TermDraft, type TextKind, type VenueDraft } from './draft.ts';
+import type { EventDraft, OrganizerDraft, TermDraft, VenueDraft } from './draft.ts';
+import { ORGANIZER_TEXT_FIELDS, VENUE_TEXT_FIELDS, type TextKind } from './text-fields.ts';
 import { plainText, sanitizeHtml, webUrl } from './html.ts';
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ORGANIZER_TEXT_FIELDS, VENUE_TEXT_FIELDS, type TextKind } from './text-fields.ts';
 
 /**
  * Drafts are what every source (ICS, CSV, another site) normalizes into and what the writer
@@ -18,20 +19,6 @@ export const Origin = z.object({
   ref: z.string().optional(),
 });
 export type Origin = z.infer<typeof Origin>;
-
-/** How a linked record's text field is cleaned (src/model/clean.ts): sanitized HTML, plain text or a web link. */
-export type TextKind = 'html' | 'text' | 'url';
-
-/**
- * A venue's and an organizer's optional text fields, in the order drafts and write bodies list them, each
- * with how it is cleaned: the one list the draft schemas, the cleaning (src/model/clean.ts) and the write
- * bodies (src/write/body.ts) read, so a field added here is validated, cleaned and written alike.
- */
-export const VENUE_TEXT_FIELDS = {
-  description: 'html', address: 'text', city: 'text', country: 'text', province: 'text', state: 'text',
-  stateprovince: 'text', zip: 'text', phone: 'text', website: 'url',
-} as const satisfies Record<string, TextKind>;
-export const ORGANIZER_TEXT_FIELDS = { description: 'html', email: 'text', phone: 'text', website: 'url' } as const satisfies Record<string, TextKind>;
 
 function optionalStrings<K extends string>(fields: Record<K, TextKind>): { [P in K]: z.ZodOptional<z.ZodString> } {
   return Object.fromEntries(Object.keys(fields).map((k) => [k, z.string().optional()])) as { [P in K]: z.ZodOptional<z.ZodString> };

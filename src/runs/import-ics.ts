@@ -5,10 +5,11 @@ import type { EventDraft, Normalized } from '../model/draft.ts';
 import type { Language } from '../model/languages.ts';
 import { fetchSource, FetchError } from '../sources/fetch/index.ts';
 import { IcsError } from '../sources/ics/errors.ts';
-import { normalizeIcsIsolated, prewarmIcsParser, type IcsParseLimits } from '../sources/ics/isolate.ts';
+import { normalizeIcsIsolated, prewarmIcsParser, type IcsParseLimits, type IsolatedParseRun } from '../sources/ics/isolate.ts';
 import { ImageGuard } from '../sources/fetch/image-guard.ts';
 import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter, type OnEdit } from '../write/writer.ts';
+import { DraftKeys } from '../write/draft-keys.ts';
 import type { AdoptLinked } from '../write/linked.ts';
 import { ledgerSnapshot, type Ledger, type LedgerEntry } from '../write/ledger.ts';
 import { gatedLedger, WriteGate } from '../write/gate.ts';
@@ -108,16 +109,18 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   const gate = new WriteGate();
   const client = new CalendarClient({ ...p.site.connection, language: p.lang, ...clientHooks(ctx, p.site.key), gate });
   const guard = new ImageGuard({ allow: p.allow });
+  // The drafts' slugs and body shapes are hashed by the parser thread (src/write/draft-keys.ts).
+  const keys = new DraftKeys(p.sourceKey, p.status);
   const writer = new SiteWriter({
     client, ledger: gatedLedger(ledger, gate), report, sourceKey: p.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked,
-    status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal,
+    status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal, keys,
   });
   const early = new EarlyPlan(writer, snapshot, guard, KNOWN_PER_BATCH, ctx.signal);
   const run: WriteRun = { client, writer, gate, early };
   report.hold();
   try {
     await ctx.onProgress?.({ phase: 'parse', done: 0 });
-    const { items, summary } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, ctx.signal, (part) => early.add(part));
+    const { items, summary } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, { signal: ctx.signal, onItems: (part) => early.add(part), keys });
     // The parser's own notes (recovered damage, untitled events, truncated series): already capped.
     for (const w of summary.warnings) report.warn(w);
     const empty = emptyFeedNote(summary, p.window);
@@ -261,7 +264,7 @@ async function finished(batch: { written: Promise<void>; done: number }, client:
 }
 
 /** Parse + normalize in the isolated parser; a whole-file refusal fails the run with the parser's code. */
-async function parseFeed(body: Buffer, p: IcsImportParams, signal: AbortSignal | undefined, onItems: (items: Normalized<EventDraft>[]) => void) {
+async function parseFeed(body: Buffer, p: IcsImportParams, run: IsolatedParseRun) {
   const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
   const opts = {
     sourceKey: p.sourceKey,
@@ -273,10 +276,10 @@ async function parseFeed(body: Buffer, p: IcsImportParams, signal: AbortSignal |
     ...(p.maxOccurrencesPerFile !== undefined ? { maxOccurrencesPerFile: p.maxOccurrencesPerFile } : {}),
   };
   try {
-    return await normalizeIcsIsolated(bytes, opts, p.parseLimits, signal, onItems);
+    return await normalizeIcsIsolated(bytes, opts, p.parseLimits, run);
   } catch (err) {
     if (err instanceof IcsError) throw new RunFailedError(err.code, err.message, { cause: err });
-    if (signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled', { cause: err });
+    if (run.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled', { cause: err });
     throw err;
   }
 }

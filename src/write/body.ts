@@ -1,5 +1,6 @@
 import type { CategoryCreate, EventCreate, OrganizerCreate, VenueCreate } from '../api/index.ts';
-import { ORGANIZER_TEXT_FIELDS, VENUE_TEXT_FIELDS, type EventDraft, type OrganizerDraft, type VenueDraft } from '../model/draft.ts';
+import type { EventDraft, OrganizerDraft, VenueDraft } from '../model/draft.ts';
+import { ORGANIZER_TEXT_FIELDS, VENUE_TEXT_FIELDS } from '../model/text-fields.ts';
 import { fingerprint, hashOf } from '../model/fingerprint.ts';
 
 /**
@@ -51,7 +52,15 @@ function uniqueIds(ids: readonly number[], sorted: boolean): number[] {
   return sorted ? out.sort((a, b) => a - b) : out;
 }
 
+/** The body fields an event's links give: its draft fields never depend on them (see eventShape). */
+type LinkFields = Pick<EventBody, 'categories' | 'tags' | 'organizer' | 'venue'>;
+
+function linkFields(links: EventLinkIds): LinkFields {
+  return { categories: uniqueIds(links.categories, true), tags: uniqueIds(links.tags, true), organizer: uniqueIds(links.organizers, false), venue: links.venue };
+}
+
 export function eventBody(d: EventDraft, links: EventLinkIds, defaults: { status?: string } = {}): EventBody {
+  const linked = linkFields(links);
   const body: EventBody = {
     title: d.title,
     status: d.status ?? defaults.status ?? 'publish',
@@ -66,16 +75,16 @@ export function eventBody(d: EventDraft, links: EventLinkIds, defaults: { status
     hide_from_listings: d.hide_from_listings ?? false,
     sticky: d.sticky ?? false,
     featured: d.featured ?? false,
-    categories: uniqueIds(links.categories, true),
-    tags: uniqueIds(links.tags, true),
-    organizer: uniqueIds(links.organizers, false),
+    categories: linked.categories,
+    tags: linked.tags,
+    organizer: linked.organizer,
   };
   const description = text(d.description);
   if (description) body.description = description;
   const excerpt = text(d.excerpt);
   if (excerpt) body.excerpt = excerpt;
   if (text(d.image)) body.image = d.image;
-  if (links.venue !== undefined) body.venue = links.venue;
+  if (linked.venue !== undefined) body.venue = linked.venue;
   return body;
 }
 
@@ -144,4 +153,26 @@ function plainEventBody(body: EventBody): boolean {
  */
 export function eventFingerprint(body: EventBody, slug: string): string {
   return plainEventBody(body) ? hashOf(JSON.stringify(sortedFields(body, slug))) : fingerprint({ ...body, slug });
+}
+
+const NO_LINKS: EventLinkIds = { categories: [], tags: [], venue: undefined, organizers: [] };
+
+/**
+ * The fingerprint of an event's body with its links left out. eventBody reads the links only through
+ * linkFields, so two drafts with the same shape and the same linkKey have the same body, and the same
+ * eventFingerprint: an unchanged re-import compares these two strings instead of building and hashing
+ * the body on its main thread. The ICS parser thread works the shape out (src/write/draft-keys.ts).
+ */
+export function eventShape(d: EventDraft, slug: string, defaults: { status?: string } = {}): string {
+  return eventFingerprint(eventBody(d, NO_LINKS, defaults), slug);
+}
+
+/** The link fields of a body (or of linkFields(ids)) as one short string, compared beside the shape. */
+export function linkKey(b: LinkFields): string {
+  return `${b.categories.join(',')}|${b.tags.join(',')}|${b.venue ?? ''}|${b.organizer.join(',')}`;
+}
+
+/** linkKey of the body these ids would give. */
+export function linkKeyOf(links: EventLinkIds): string {
+  return linkKey(linkFields(links));
 }

@@ -30,6 +30,12 @@ export const LedgerEntry = z.object({
    */
   srcMod: z.string().optional(),
   links: z.string().optional(),
+  /**
+   * Import: the draft's eventShape (its body's fingerprint with the links left out) and the linkKey of
+   * the links written, so a re-import sees an unchanged event without building its body (src/write/body.ts).
+   */
+  shape: z.string().optional(),
+  lids: z.string().optional(),
   /** A venue/organizer calsync found on the site (not created by it): linked, its fields not written. */
   adopted: z.boolean().optional(),
   at: z.string(),

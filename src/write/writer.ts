@@ -2,11 +2,11 @@ import type { CalendarClient, EventAck } from '../api/index.ts';
 import { SlugMismatchError, eventVenue, goneAs, isNotFound } from '../api/index.ts';
 import type { EventDraft, ItemFailure, Normalized, Origin, TermDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
-import { slugFor } from '../model/identity.ts';
 import type { Language } from '../model/languages.ts';
 import { recordTimes } from '../model/run-window.ts';
 import { mapConcurrent, Slots } from '../util/pool.ts';
-import { eventBody, eventFingerprint, type EventBody, type EventLinkIds, type InlineEventBody } from './body.ts';
+import { eventBody, eventFingerprint, linkKey, linkKeyOf, type EventBody, type EventLinkIds, type InlineEventBody } from './body.ts';
+import { draftSlug, type DraftKeys } from './draft-keys.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
 import type { ItemKind, RunReport } from '../report/report.ts';
@@ -41,6 +41,8 @@ export interface SiteWriterOptions {
   updateTerms?: boolean;
   /** Sync's source→target term map (see TermResolver `memo`). */
   termMemo?: Ledger;
+  /** Slugs and shapes of the drafts, worked out where they were parsed (an ICS import's parser thread). */
+  keys?: DraftKeys;
 }
 
 /**
@@ -56,6 +58,8 @@ export interface PlannedWrite {
   /** Source `modified_utc` and resolved-links fingerprint, kept in the ledger (sync, see `untouched`). */
   srcMod?: string;
   links?: string;
+  /** The draft's eventShape (import, with DraftKeys), kept in the ledger beside its body's linkKey. */
+  shape?: string;
   /**
    * Venues/organizers the site does not hold yet, to be created inside this event's write (or
    * awaited from the event that does): `body` and `fp` are final only once they are resolved
@@ -124,10 +128,14 @@ export class SiteWriter {
   private readonly stored = new Map<string, LedgerEntry>();
   /** Event writes in flight, shared by overlapping batches (see Slots). */
   private readonly writeSlots: Slots;
-  private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>> & Pick<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>;
+  private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked' | 'keys'>> & Pick<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>;
+  /** The options' keys, when they were worked out for this writer's source and status. */
+  private readonly keys?: DraftKeys;
 
   constructor(opts: SiteWriterOptions) {
     this.o = { dryRun: false, onEdit: 'overwrite', status: 'publish', createTerms: true, concurrency: 8, updateTerms: false, ...opts };
+    const keys = opts.keys;
+    if (keys && keys.sourceKey === this.o.sourceKey && keys.status === this.o.status) this.keys = keys;
     this.terms = new TermResolver(opts.client, { lang: opts.lang, createTerms: this.o.createTerms, dryRun: this.o.dryRun, report: opts.report, updateTerms: this.o.updateTerms, memo: opts.termMemo });
     this.index = new SiteIndex(opts.client, { lang: opts.lang, signal: opts.signal, concurrency: Math.min(4, this.o.concurrency) });
     this.writeSlots = new Slots(this.o.concurrency);
@@ -196,8 +204,10 @@ export class SiteWriter {
   private readonly slugs = new WeakMap<EventDraft, string>();
 
   slugOf(d: EventDraft): string {
+    const key = this.keys?.get(d);
+    if (key) return key.slug;
     let slug = this.slugs.get(d);
-    if (slug === undefined) this.slugs.set(d, (slug = d.slug ?? slugFor(this.o.sourceKey, d.identity)));
+    if (slug === undefined) this.slugs.set(d, (slug = draftSlug(this.o.sourceKey, d)));
     return slug;
   }
 
@@ -208,7 +218,7 @@ export class SiteWriter {
       await this.writePlanned(planned);
     } finally {
       // A claim whose events all failed before writing is still created, as it always was.
-      for (const p of planned) for (const c of claimsOf(p.pending)) if (!c.taken) await this.linked.concrete(c);
+      for (const p of planned) if ('pending' in p) for (const c of claimsOf(p.pending)) if (!c.taken) await this.linked.concrete(c);
     }
   }
 
@@ -216,7 +226,7 @@ export class SiteWriter {
    * Reports failed drafts, duplicates and cancelled occurrences, marks the rest as seen and
    * resolves their terms, venues and organizers (writing those as needed) into full event bodies.
    */
-  async plan(items: Normalized<EventDraft>[], extra?: (d: EventDraft) => Pick<PlannedWrite, 'srcMod'>, opts: { inline?: boolean } = {}): Promise<PlannedWrite[]> {
+  async plan(items: Normalized<EventDraft>[], extra?: (d: EventDraft) => Pick<PlannedWrite, 'srcMod'>, opts: { inline?: boolean } = {}): Promise<PlannedEvent[]> {
     const { report } = this.o;
     const live: EventDraft[] = [];
     for (const it of items) {
@@ -224,7 +234,7 @@ export class SiteWriter {
       else if (this.admit(this.slugOf(it.draft), it.draft.origin, it.draft.cancelled)) live.push(it.draft);
     }
     await this.linked.prime(live.flatMap((d) => (d.venue ? [d.venue] : [])), live.flatMap((d) => d.organizers));
-    const out = new Array<PlannedWrite>(live.length);
+    const out = new Array<PlannedEvent>(live.length);
     const rest: number[] = [];
     // Links already resolved in this run (every event of a re-import after the first few) plan
     // without an await; the others resolve terms first (sequential per distinct term, cached),
@@ -232,25 +242,45 @@ export class SiteWriter {
     live.forEach((d, i) => {
       const links = this.linksNow(d, opts.inline);
       if (links === UNSETTLED) rest.push(i);
-      else out[i] = this.planned(d, links, extra);
+      else out[i] = this.plannedEvent(d, links, extra);
     });
     // The batch's new terms all start at once (TermResolver.resolveEach); each event's links
     // resolve beside them, taking its terms from there.
     await Promise.all([
       this.terms.resolveEach(rest.flatMap((i) => termsOf(live[i]!)), this.o.concurrency),
       mapConcurrent(rest, this.o.concurrency, async (i) => {
-        out[i] = this.planned(live[i]!, await this.resolveLinks(live[i]!, opts.inline), extra);
+        const links = await this.resolveLinks(live[i]!, opts.inline);
+        out[i] = this.plannedEvent(live[i]!, links, extra);
       }),
     ]);
     return out;
   }
 
+  /** An event seen unchanged by its key (an import with DraftKeys), else its body planned. */
+  private plannedEvent(d: EventDraft, links: ResolvedLinks, extra?: (d: EventDraft) => Pick<PlannedWrite, 'srcMod'>): PlannedEvent {
+    return (extra ? undefined : this.untouched(d, links)) ?? this.planned(d, links, extra);
+  }
+
   private planned(d: EventDraft, { ids, notes, pending }: ResolvedLinks, extra?: (d: EventDraft) => Pick<PlannedWrite, 'srcMod'>): PlannedWrite {
     const body = eventBody(d, ids, { status: this.o.status });
     const slug = this.slugOf(d);
-    if (pending) return { slug, origin: d.origin, body, fp: '', notes, pending, ...extra?.(d) };
+    const shape = this.keys?.get(d)?.shape;
+    const kept = shape !== undefined ? { shape } : {};
+    if (pending) return { slug, origin: d.origin, body, fp: '', notes, pending, ...kept, ...extra?.(d) };
     // The links fingerprint serves only the sync's untouched check (with `extra`): not hashed for imports.
-    return { slug, origin: d.origin, body, fp: eventFingerprint(body, slug), notes, ...(extra ? { links: fingerprint(ids), ...extra(d) } : {}) };
+    return { slug, origin: d.origin, body, fp: eventFingerprint(body, slug), notes, ...kept, ...(extra ? { links: fingerprint(ids), ...extra(d) } : {}) };
+  }
+
+  /**
+   * An event whose ledger entry (as primed) has its shape and the linkKey of these links: its body
+   * would be the one written last (see eventShape), so it is unchanged without building or hashing it.
+   */
+  private untouched(d: EventDraft, { ids, pending }: ResolvedLinks): PlannedUntouched | undefined {
+    const key = this.keys?.get(d);
+    if (!key || pending) return undefined;
+    const entry = this.primed.get(key.slug);
+    if (!entry || entry.shape !== key.shape || entry.lids !== linkKeyOf(ids)) return undefined;
+    return { slug: key.slug, origin: d.origin, untouched: entry.id };
   }
 
   /**
@@ -352,7 +382,7 @@ export class SiteWriter {
     // The links fingerprint serves only the sync's untouched check, beside the source's modified_utc
     // (src/runs/sync-site.ts): not hashed for an import's plan, which has neither (as in planned()).
     const sync = p.srcMod !== undefined ? { srcMod: p.srcMod, links: fingerprint({ ...pending.ids, venue, organizers }) } : {};
-    return { slug: p.slug, origin: p.origin, body, fp: eventFingerprint(body, p.slug), notes, ...sync };
+    return { slug: p.slug, origin: p.origin, body, fp: eventFingerprint(body, p.slug), notes, ...(p.shape !== undefined ? { shape: p.shape } : {}), ...sync };
   }
 
   /** A plan with every pending link resolved the standalone way (created now, or awaited from the event creating it). */
@@ -374,7 +404,8 @@ export class SiteWriter {
     for (const p of planned) {
       const entry = 'untouched' in p ? undefined : known.get(p.slug);
       if ('untouched' in p) this.o.report.add({ kind: 'events', slug: p.slug, origin: p.origin, outcome: 'unchanged', siteId: p.untouched });
-      else if (entry && entry.fp === p.fp && p.srcMod === undefined) this.o.report.add({ kind: 'events', slug: p.slug, origin: p.origin, outcome: 'unchanged', siteId: entry.id });
+      // (An entry the plan has more to keep for goes through writeOne, which stores it.)
+      else if (entry && entry.fp === p.fp && (this.o.dryRun || !refreshed(entry, p))) this.o.report.add({ kind: 'events', slug: p.slug, origin: p.origin, outcome: 'unchanged', siteId: entry.id });
       else rest.push(p);
     }
     const recording: Promise<void>[] = [];
@@ -411,10 +442,11 @@ export class SiteWriter {
     let p = planned;
     const base = { kind: 'events' as const, slug: p.slug, origin: p.origin };
     if (entry && entry.fp === p.fp) {
-      // Remember the source's newer modified_utc, so the next sync need not render this event
-      // again; stored like a write's entry, without holding the request slot.
-      if (!this.o.dryRun && p.srcMod !== undefined && (entry.srcMod !== p.srcMod || entry.links !== p.links)) {
-        recording.push(this.store(p.slug, { ...entry, srcMod: p.srcMod, links: p.links }).then(
+      // Remember what lets the next run skip rendering this event (the source's newer modified_utc;
+      // an entry written before shapes were kept), stored like a write's entry, without holding the request slot.
+      const kept = this.o.dryRun ? undefined : refreshed(entry, p);
+      if (kept) {
+        recording.push(this.store(p.slug, kept).then(
           () => report.add({ ...base, outcome: 'unchanged', siteId: entry.id }),
           (err: Error) => report.add({ ...base, outcome: 'failed', reason: err.message }),
         ));
@@ -457,7 +489,7 @@ export class SiteWriter {
       }
       const reason = p.notes.length ? p.notes.join('; ') : undefined;
       this.index.noteEvent(p.slug);
-      const stored = { fp: p.fp, id: record.id, modified: record.modified_utc, ...recordTimes(record), src: p.origin.ref, srcMod: p.srcMod, links: p.links, at: new Date().toISOString() };
+      const stored = { fp: p.fp, id: record.id, modified: record.modified_utc, ...recordTimes(record), src: p.origin.ref, srcMod: p.srcMod, links: p.links, ...shapeOf(p), at: new Date().toISOString() };
       // Stored (and reported) without holding this request slot: the ledger groups its writes
       // over a short window (RedisLedger.set), during which the slot can carry the next event to the site.
       recording.push(this.store(p.slug, stored).then(
@@ -660,6 +692,23 @@ async function othersClaims(p: PlannedWrite, mine: readonly InlineClaim[]): Prom
   const ids = new Map<InlineClaim, number | undefined>();
   for (const c of claimsOf(p.pending)) if (!mine.includes(c)) ids.set(c, await c.result);
   return ids;
+}
+
+/** The shape and linkKey a plan lets the ledger keep (import plans with DraftKeys). */
+function shapeOf(p: PlannedWrite): Pick<LedgerEntry, 'shape' | 'lids'> {
+  return p.shape === undefined ? {} : { shape: p.shape, lids: linkKey(p.body) };
+}
+
+/**
+ * An unchanged event's entry with what the plan knows and the entry lacks (a sync's newer source
+ * modified_utc and links; an import's shape), or undefined when there is nothing to add.
+ */
+function refreshed(entry: LedgerEntry, p: PlannedWrite): LedgerEntry | undefined {
+  const sync = p.srcMod !== undefined && (entry.srcMod !== p.srcMod || entry.links !== p.links);
+  const shape = shapeOf(p);
+  const shaped = shape.shape !== undefined && (entry.shape !== shape.shape || entry.lids !== shape.lids);
+  if (!sync && !shaped) return undefined;
+  return { ...entry, ...(sync ? { srcMod: p.srcMod, links: p.links } : {}), ...shape };
 }
 
 function claimsOf(pending: PendingLinks | undefined): InlineClaim[] {

@@ -50,7 +50,7 @@ describe('the isolated ICS parser (worker thread with heap and time limits)', ()
 
   it('an aborted run stops the parser with the abort reason', async () => {
     const ac = new AbortController();
-    const p = normalizeIcsIsolated(BIG, opts, {}, ac.signal);
+    const p = normalizeIcsIsolated(BIG, opts, {}, { signal: ac.signal });
     setTimeout(() => ac.abort(new Error('cancelled by the test')), 50);
     await expect(p).rejects.toThrow('cancelled by the test');
   });

@@ -4,6 +4,7 @@ import { normalizeIcsIsolated } from '../../src/sources/ics/isolate.ts';
 import { fromWire, toWire, WireDecoder, WireEncoder } from '../../src/sources/ics/wire.ts';
 import type { EventDraft, Normalized } from '../../src/model/draft.ts';
 import { generateIcsFeed } from '../support/generate-ics.ts';
+import { DraftKeys, draftKey } from '../../src/write/draft-keys.ts';
 import { corpusBytes, corpusFiles, WIDE } from './helpers.ts';
 
 /**
@@ -58,11 +59,25 @@ describe('the parser thread wire format', () => {
   it('through the thread, streamed: several parts, in file order, that together are the result', async () => {
     const bytes = new TextEncoder().encode(generateIcsFeed({ events: 1500, seed: 3, recurringShare: 0.1, start: new Date(Date.UTC(2025, 0, 6)) }));
     const parts: Normalized<EventDraft>[][] = [];
-    const r = await normalizeIcsIsolated(bytes, opts('big.ics'), undefined, undefined, (part) => parts.push(part));
+    const r = await normalizeIcsIsolated(bytes, opts('big.ics'), undefined, { onItems: (part) => parts.push(part) });
     const direct = normalizeIcs(bytes, opts('big.ics'));
     expect(parts.length).toBeGreaterThan(2);
     expect(exact(parts.flat()) === exact(direct.items)).toBe(true);
     expect(exact(r) === exact(direct)).toBe(true);
+  });
+
+  it('through the thread, with keys: every draft arrives with the slug and shape worked out for it in-process', async () => {
+    const bytes = new TextEncoder().encode(generateIcsFeed({ events: 600, seed: 4, recurringShare: 0.2, start: new Date(Date.UTC(2025, 0, 6)) }));
+    const keys = new DraftKeys('w', 'draft');
+    const streamed: Normalized<EventDraft>[] = [];
+    const r = await normalizeIcsIsolated(bytes, opts('k.ics'), undefined, { keys, onItems: (part) => streamed.push(...part) });
+    expect(exact(r) === exact(normalizeIcs(bytes, opts('k.ics')))).toBe(true);
+    const drafts = r.items.flatMap((it) => (it.ok ? [it.draft] : []));
+    expect(drafts.length).toBeGreaterThan(1000);
+    const wrong = drafts.filter((d) => JSON.stringify(keys.get(d)) !== JSON.stringify(draftKey(d, 'w', 'draft')));
+    expect(wrong).toEqual([]);
+    // The parts streamed are the very drafts of the result, so the writer finds their keys.
+    expect(streamed.every((it) => !it.ok || keys.get(it.draft) !== undefined)).toBe(true);
   });
 
   it('through the thread: shared venue and term lists arrive shared, and the drafts equal in-process parsing', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/model/fingerprint.ts';
 import { slugFor } from '../../src/model/identity.ts';
 import { normalizeIcs } from '../../src/sources/ics/index.ts';
-import { eventBody, eventFingerprint, type EventBody, type EventLinkIds } from '../../src/write/body.ts';
+import { eventBody, eventFingerprint, eventShape, linkKey, linkKeyOf, type EventBody, type EventLinkIds } from '../../src/write/body.ts';
 import { corpusBytes, corpusFiles } from '../ics/helpers.ts';
 import { generateIcsFeed } from '../support/generate-ics.ts';
 
@@ -37,6 +37,30 @@ describe('eventFingerprint', () => {
     expect(bodies.length).toBeGreaterThan(1000);
     const differing = bodies.filter(([b, slug]) => eventFingerprint(b, slug) !== fingerprint({ ...b, slug }));
     expect(differing).toEqual([]);
+  });
+
+  it('eventShape and linkKey tell two bodies of a draft apart exactly when their fingerprints differ (the re-import shortcut, src/write/draft-keys.ts)', () => {
+    const generated = new TextEncoder().encode(generateIcsFeed({ events: 300, seed: 5, recurringShare: 0.2, start: new Date(Date.UTC(2023, 2, 6)) }));
+    const { items } = normalizeIcs(generated, { sourceKey: 'fp', sourceName: 'g.ics', window: WINDOW });
+    const drafts = items.flatMap((it) => (it.ok ? [it.draft] : []));
+    expect(drafts.length).toBeGreaterThan(300);
+    const mismatches: string[] = [];
+    drafts.forEach((d, i) => {
+      const slug = slugFor('fp', d.identity);
+      const other = drafts[(i + 1) % drafts.length]!;
+      for (const a of LINKS) {
+        const body = eventBody(d, a);
+        // What the ledger keeps after a write and what the plan compares it with are the same key.
+        if (linkKey(body) !== linkKeyOf(a)) mismatches.push(`${d.identity}: linkKey ${linkKey(body)} vs ${linkKeyOf(a)}`);
+        // The same draft with other links, and the next draft (another occurrence or event) with any.
+        for (const b of LINKS) for (const e of [d, other]) {
+          const sameKeys = eventShape(d, slug) === eventShape(e, slug) && linkKeyOf(a) === linkKeyOf(b);
+          const sameFp = eventFingerprint(eventBody(d, a), slug) === eventFingerprint(eventBody(e, b), slug);
+          if (sameKeys !== sameFp) mismatches.push(`${d.identity} / ${e.identity}: keys ${sameKeys}, fingerprints ${sameFp}`);
+        }
+      }
+    });
+    expect(mismatches).toEqual([]);
   });
 
   it('equals the generic fingerprint for optional fields present, absent, undefined, null, and odd text', () => {

@@ -4,6 +4,7 @@ import type { IcsNormalizeOptions, IcsNormalizeResult } from './normalize.ts';
 import type { ParseReply, ParseRequest } from './parse-worker.ts';
 import { WireDecoder } from './wire.ts';
 import type { EventDraft, Normalized } from '../../model/draft.ts';
+import type { DraftKeys } from '../../write/draft-keys.ts';
 
 /**
  * Feed parsing in a worker thread with its own heap limit and a time limit, so that a feed that needs
@@ -101,22 +102,27 @@ export function prewarmIcsParser(limits?: IcsParseLimits): void {
   putBack(spawn(maxHeapMb), maxHeapMb);
 }
 
-/**
- * `onItems`: given, the items are handed over in file order while the thread still parses (each call
- * with the items that arrived since the one before); the result then holds them all as well. A feed
- * refused after some were handed over still rejects: what the caller did with them must wait for this
- * to resolve before it counts (src/write/gate.ts).
- */
-export function normalizeIcsIsolated(
-  bytes: Uint8Array,
-  opts: IcsNormalizeOptions,
-  limits?: IcsParseLimits,
-  signal?: AbortSignal,
-  onItems?: (items: Normalized<EventDraft>[]) => void,
-): Promise<IcsNormalizeResult> {
+/** How a run takes a parse: cancelled by `signal`, its items as they come, its drafts' keys filed. */
+export interface IsolatedParseRun {
+  signal?: AbortSignal;
+  /**
+   * Given, the items are handed over in file order while the thread still parses (each call with the
+   * items that arrived since the one before); the result then holds them all as well. A feed refused
+   * after some were handed over still rejects: what the caller did with them must wait for this to
+   * resolve before it counts (src/write/gate.ts).
+   */
+  onItems?: (items: Normalized<EventDraft>[]) => void;
+  /** Filled with every draft's key, worked out by the thread (src/write/draft-keys.ts). */
+  keys?: DraftKeys;
+}
+
+export function normalizeIcsIsolated(bytes: Uint8Array, opts: IcsNormalizeOptions, limits?: IcsParseLimits, run: IsolatedParseRun = {}): Promise<IcsNormalizeResult> {
+  const { signal, onItems, keys } = run;
   const { maxHeapMb, timeoutMs } = resolveLimits(limits);
   const source = opts.sourceName;
   signal?.throwIfAborted();
+  // Keys hashed with another source's slugs would be filed for these drafts: the keys say whose they are.
+  if (keys && keys.sourceKey !== opts.sourceKey) throw new Error(`draft keys of source ${keys.sourceKey} asked for a parse of ${opts.sourceKey}`);
   return new Promise((resolve, reject) => {
     const worker = take(maxHeapMb);
     let settled = false;
@@ -139,7 +145,7 @@ export function normalizeIcsIsolated(
     const onAbort = (): void => finish(() => reject(signal!.reason));
     signal?.addEventListener('abort', onAbort, { once: true });
     const items: Normalized<EventDraft>[] = [];
-    const wire = new WireDecoder();
+    const wire = new WireDecoder(keys);
     const decode = (part: unknown[]): void => {
       const from = items.length;
       wire.decode(part, items);
@@ -165,6 +171,6 @@ export function normalizeIcsIsolated(
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);
-    worker.postMessage({ bytes, opts, stream: onItems !== undefined } satisfies ParseRequest);
+    worker.postMessage({ bytes, opts, stream: onItems !== undefined, ...(keys ? { keys: { status: keys.status } } : {}) } satisfies ParseRequest);
   });
 }

@@ -3,7 +3,8 @@
  * one at a time). Runs normalizeIcs on the bytes of each request and posts back the result in its compact
  * wire form (wire.ts), or the typed error as plain data (class identity does not survive postMessage).
  * With `stream`, the items go out in parts of at least STREAM_PART while the file is still being
- * parsed (the import plans them meanwhile); the final reply carries the rest and the summary.
+ * parsed (the import plans them meanwhile); the final reply carries the rest and the summary. With
+ * `keys`, each draft's slug and body shape are hashed here too, beside the parse, not on the import's thread.
  * The thread does not wait for the parts to be taken: the import keeps every item until its run ends
  * (prime, the changed-UIDs guard and retirement need the whole feed), so parts waiting in the port hold
  * no more than the one reply did, and the occurrence limit bounds both. Waiting would only slow parsing.
@@ -13,11 +14,14 @@ import type { EventDraft, Normalized } from '../../model/draft.ts';
 import { IcsError, icsErrorData } from './errors.ts';
 import { normalizeIcs, type IcsNormalizeOptions } from './normalize.ts';
 import { WireEncoder, type WireResult } from './wire.ts';
+import { draftKey } from '../../write/draft-keys.ts';
 
 export interface ParseRequest {
   bytes: Uint8Array;
   opts: IcsNormalizeOptions;
   stream?: boolean;
+  /** Send each draft's key (src/write/draft-keys.ts) for a writer with this status, worked out here on this thread. */
+  keys?: { status: string };
 }
 
 /** Items per streamed part, at least: few messages, and the first part arrives early in the parse. */
@@ -31,7 +35,8 @@ export type ParseReply =
 
 function parse(req: ParseRequest): ParseReply {
   try {
-    const wire = new WireEncoder();
+    const keys = req.keys;
+    const wire = new WireEncoder(keys && ((d) => draftKey(d, req.opts.sourceKey, keys.status)));
     let sent = 0;
     const onItems = (items: readonly Normalized<EventDraft>[]): void => {
       if (items.length - sent < STREAM_PART) return;

@@ -1,4 +1,5 @@
 import type { EventDraft, Normalized } from '../../model/draft.ts';
+import type { DraftKey, DraftKeys } from '../../write/draft-keys.ts';
 import type { IcsNormalizeResult } from './normalize.ts';
 
 /**
@@ -12,6 +13,8 @@ import type { IcsNormalizeResult } from './normalize.ts';
  * same content, so a draft whose content fields are those of the draft before it sends only its own
  * (identity, times, origin line, UID, occurrence) and takes the others from that draft, which keeps
  * them shared on arrival too. A draft with any other set of keys travels as it is.
+ * With a `keyOf`, every draft is followed by its slug and shape (src/write/draft-keys.ts), which the
+ * decoder, given DraftKeys, files there.
  */
 export interface WireResult {
   items: unknown[];
@@ -53,6 +56,11 @@ function hasKeys(o: object, keys: readonly string[]): boolean {
 export class WireEncoder {
   // The last draft sent whole or by SAME_CONTENT: the one the receiver rebuilt last.
   #prev: EventDraft | undefined;
+  readonly #keyOf?: (d: EventDraft) => DraftKey;
+
+  constructor(keyOf?: (d: EventDraft) => DraftKey) {
+    this.#keyOf = keyOf;
+  }
 
   encode(items: readonly Normalized<EventDraft>[], from = 0, to = items.length): unknown[] {
     const out: unknown[] = [];
@@ -64,17 +72,20 @@ export class WireEncoder {
         continue;
       }
       const d = it.draft;
-      if (!hasKeys(d, FIELDS) || !hasKeys(d.origin, ORIGIN)) {
-        out.push(AS_IS, d);
-        continue;
-      }
-      const o = d.origin;
-      if (prev !== undefined && sameContent(d, prev)) out.push(SAME_CONTENT, d.identity, d.timezone, d.all_day, d.start_date, d.end_date, o.line, o.uid, o.occurrence);
+      if (!hasKeys(d, FIELDS) || !hasKeys(d.origin, ORIGIN)) out.push(AS_IS, d);
       else {
-        out.push(DRAFT, d.identity, d.title, d.description, d.status, d.timezone, d.all_day, d.start_date, d.end_date, d.image, d.website);
-        out.push(d.categories, d.tags, d.venue, d.organizers, d.cancelled, d.sourceModified, o.source, o.line, o.uid, o.occurrence);
+        const o = d.origin;
+        if (prev !== undefined && sameContent(d, prev)) out.push(SAME_CONTENT, d.identity, d.timezone, d.all_day, d.start_date, d.end_date, o.line, o.uid, o.occurrence);
+        else {
+          out.push(DRAFT, d.identity, d.title, d.description, d.status, d.timezone, d.all_day, d.start_date, d.end_date, d.image, d.website);
+          out.push(d.categories, d.tags, d.venue, d.organizers, d.cancelled, d.sourceModified, o.source, o.line, o.uid, o.occurrence);
+        }
+        prev = d;
       }
-      prev = d;
+      if (this.#keyOf) {
+        const key = this.#keyOf(d);
+        out.push(key.slug, key.shape);
+      }
     }
     this.#prev = prev;
     return out;
@@ -112,20 +123,35 @@ function sameAs(p: Draft, a: unknown[], i: number): Draft {
 /** Decodes the parts a WireEncoder made, in the order it made them. */
 export class WireDecoder {
   #prev: Draft | undefined;
+  readonly #keys?: DraftKeys;
+
+  /** `keys`: the parts were encoded with a `keyOf`; each draft's key is filed there. */
+  constructor(keys?: DraftKeys) {
+    this.#keys = keys;
+  }
 
   /** Appends the items of one part to `items`. */
   decode(a: unknown[], items: Normalized<EventDraft>[]): void {
     let prev = this.#prev;
+    const keys = this.#keys;
     for (let i = 0; i < a.length; ) {
       const tag = a[i++];
+      let draft: Draft;
       if (tag === DRAFT) {
-        items.push({ ok: true, draft: (prev = draftAt(a, i)) });
+        draft = prev = draftAt(a, i);
         i += WIDTH;
       } else if (tag === SAME_CONTENT) {
-        items.push({ ok: true, draft: (prev = sameAs(prev!, a, i)) });
+        draft = prev = sameAs(prev!, a, i);
         i += OWN_WIDTH;
-      } else if (tag === FAILED) items.push({ ok: false, failure: a[i++] as Extract<Normalized<EventDraft>, { ok: false }>['failure'] });
-      else items.push({ ok: true, draft: a[i++] as EventDraft });
+      } else if (tag === FAILED) {
+        items.push({ ok: false, failure: a[i++] as Extract<Normalized<EventDraft>, { ok: false }>['failure'] });
+        continue;
+      } else draft = a[i++] as EventDraft;
+      items.push({ ok: true, draft });
+      if (keys) {
+        keys.set(draft, { slug: a[i] as string, shape: a[i + 1] as string });
+        i += 2;
+      }
     }
     this.#prev = prev;
   }
