@@ -219,7 +219,7 @@ export class SiteSync {
     const byRef = new Map(render.map((r) => [String(r.id), r]));
     const drafts = render.map((r) => eventDraftFromRecord(r, opts));
     // The source site's own media is trusted as its configuration is; any other image host is not.
-    await dropUnsafeImages(drafts, { trustedHosts: [new URL(p.from.connection.restRoot).hostname] }, (w) => this.report.warn(w));
+    await dropUnsafeImages(drafts, { trustedOrigins: [p.from.connection.restRoot] }, (w) => this.report.warn(w));
     const planned = await this.writer.plan(drafts, (d) => {
       const r = d.origin.ref !== undefined ? byRef.get(d.origin.ref) : undefined;
       return { srcMod: r ? srcMod(r) : undefined };

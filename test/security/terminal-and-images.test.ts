@@ -72,9 +72,17 @@ describe('regression: image URLs forwarded to the site were fetched by it server
     expect(await guard.problem('https://cdn.example/p.jpg')).toBeUndefined();
     expect(await guard.problem('http://93.184.215.14/p.jpg')).toBeUndefined();
     expect(await guard.problem('812')).toBeUndefined();
-    const configured = new ImageGuard({ allow: ['10.0.0.0/8'], trustedHosts: ['127.0.0.1'] });
+    const configured = new ImageGuard({ allow: ['10.0.0.0/8'], trustedOrigins: ['http://127.0.0.1:8080/wp-json/'] });
     expect(await configured.problem('http://10.1.2.3/p.jpg')).toBeUndefined();
     expect(await configured.problem('http://127.0.0.1:8080/wp-content/uploads/p.jpg')).toBeUndefined();
     expect(await configured.problem('http://169.254.169.254/')).toContain('link-local');
+  });
+
+  it('regression: a sync source trusted for its media was trusted on every port of its host (its Redis, its admin services)', async () => {
+    const configured = new ImageGuard({ trustedOrigins: ['http://127.0.0.1:8080/wp-json/'] });
+    expect(await configured.problem('http://127.0.0.1:8080/wp-content/uploads/p.jpg')).toBeUndefined();
+    expect(await configured.problem('http://127.0.0.1:6379/x.png')).toContain('127.0.0.1 is');
+    expect(await configured.problem('https://127.0.0.1:8080/p.jpg')).toContain('127.0.0.1 is');
+    expect(await configured.problem('http://127.0.0.1/p.jpg')).toContain('127.0.0.1 is');
   });
 });

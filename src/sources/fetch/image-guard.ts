@@ -15,8 +15,12 @@ import { blockedReason, compilePolicy, isHostAllowed, stripBrackets, type Addres
 export interface ImageGuardOptions {
   /** The feed allow list of the run (host names, addresses, CIDRs), as for the feed itself. */
   allow?: readonly string[];
-  /** Host names trusted by configuration (a sync's source site serves its own media). */
-  trustedHosts?: readonly string[];
+  /**
+   * Origins (scheme, host and port) trusted by configuration: a sync's source site serves its own
+   * media. The origin, not the host: a source site trusted for its media is not thereby trusted to
+   * point the target at every other port of its host (its Redis, its admin services).
+   */
+  trustedOrigins?: readonly string[];
   /** Injectable resolver (tests); defaults to the system's. */
   lookup?: LookupFn;
   /** How long one name may take to resolve. @defaultValue 5000 */
@@ -38,7 +42,7 @@ export class ImageGuard {
 
   constructor(opts: ImageGuardOptions = {}) {
     this.policy = compilePolicy([...(opts.allow ?? [])]);
-    this.trusted = new Set((opts.trustedHosts ?? []).map((h) => stripBrackets(h).toLowerCase()));
+    this.trusted = new Set((opts.trustedOrigins ?? []).map((o) => new URL(o).origin));
     this.lookup = opts.lookup ?? systemLookup;
     this.timeoutMs = opts.lookupTimeoutMs ?? 5000;
   }
@@ -57,7 +61,7 @@ export class ImageGuard {
     // WHATWG URL parsing already turned 0x7f.1, 2130706433 and friends into dotted IPv4.
     const host = stripBrackets(u.hostname).toLowerCase();
     const port = Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
-    if (this.trusted.has(host) || isHostAllowed(host, port, this.policy)) return undefined;
+    if (this.trusted.has(u.origin) || isHostAllowed(host, port, this.policy)) return undefined;
     if (net.isIP(host)) {
       const reason = blockedReason(host, this.policy);
       return reason === undefined ? undefined : `${host} is ${reason}`;
