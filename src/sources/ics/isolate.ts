@@ -122,7 +122,7 @@ export function normalizeIcsIsolated(bytes: Uint8Array, opts: IcsNormalizeOption
   const source = opts.sourceName;
   signal?.throwIfAborted();
   // Keys hashed with another source's slugs would be filed for these drafts: the keys say whose they are.
-  if (keys && keys.sourceKey !== opts.sourceKey) throw new Error(`draft keys of source ${keys.sourceKey} asked for a parse of ${opts.sourceKey}`);
+  if (keys && keys.sourceKey !== opts.sourceKey) throw new TypeError(`draft keys of source ${keys.sourceKey} asked for a parse of ${opts.sourceKey}`);
   return new Promise((resolve, reject) => {
     const worker = take(maxHeapMb);
     let settled = false;
