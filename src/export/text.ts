@@ -1,4 +1,5 @@
 import { sanitizeHtml } from '../model/html.ts';
+import { memoized } from '../util/memo.ts';
 import { decodeEntities } from '../util/entities.ts';
 import { compileHtmlToText, type HtmlToTextSelector } from './vendor.ts';
 
@@ -47,20 +48,14 @@ export function plainTitle(html: string): string {
 }
 
 // Occurrences of a recurring series share one description; converting it once per run saves the
-// parser's cost (the largest part of rendering an event) for all but the first. Bounded.
-const plainCache = new Map<string, string>();
-const PLAIN_CACHE_MAX = 512;
+// parser's cost (the largest part of rendering an event) for all but the first. Bounded in entries;
+// descriptions of any length are kept, since they are what the conversions are for.
+const CACHE_MAX = 512;
+const plainMemo = memoized(convertPlain, CACHE_MAX, Infinity);
 
 /** Description as plain text: paragraphs and list items on their own lines, links as `text [url]`. */
 export function plainText(html: string): string {
-  if (!html.trim()) return '';
-  let out = plainCache.get(html);
-  if (out === undefined) {
-    out = convertPlain(html);
-    if (plainCache.size >= PLAIN_CACHE_MAX) plainCache.clear();
-    plainCache.set(html, out);
-  }
-  return out;
+  return html.trim() ? plainMemo(html) : '';
 }
 
 function convertPlain(html: string): string {
@@ -72,8 +67,6 @@ function convertPlain(html: string): string {
     .trim();
 }
 
-const altCache = new Map<string, string>();
-
 /**
  * HTML for X-ALT-DESC: the site's HTML through the shared sanitizer (src/model/html.ts), minus what
  * iCalendar cannot carry; '' when nothing visible is left. Subscribers' calendar apps render it,
@@ -81,15 +74,7 @@ const altCache = new Map<string, string>();
  * import or sync left there before it was sanitized), so the feed carries only inert markup,
  * as the imports and the sync send to sites. Cached like plainText: occurrences share it.
  */
-export function altHtml(html: string): string {
-  let out = altCache.get(html);
-  if (out === undefined) {
-    out = sanitizeHtml(html).replace(CONTROLS, '').replace(/\r\n?/g, '\n').trim();
-    if (altCache.size >= PLAIN_CACHE_MAX) altCache.clear();
-    altCache.set(html, out);
-  }
-  return out;
-}
+export const altHtml = memoized((html: string): string => sanitizeHtml(html).replace(CONTROLS, '').replace(/\r\n?/g, '\n').trim(), CACHE_MAX, Infinity);
 
 /** True when the string holds markup worth an X-ALT-DESC (plain text needs none). */
 export function hasMarkup(html: string): boolean {
