@@ -6,7 +6,7 @@ import type { Language } from '../model/languages.ts';
 import { recordTimes } from '../model/run-window.ts';
 import { mapConcurrent, Slots } from '../util/pool.ts';
 import { eventBody, eventFingerprint, linkKey, linkKeyOf, type EventBody, type EventLinkIds, type InlineEventBody } from './body.ts';
-import { draftSlug, type DraftKeys } from './draft-keys.ts';
+import { draftSlug, type DraftKey, type DraftKeys } from './draft-keys.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
 import type { ItemKind, RunReport } from '../report/report.ts';
@@ -258,14 +258,14 @@ export class SiteWriter {
 
   /** An event seen unchanged by its key (an import with DraftKeys), else its body planned. */
   private plannedEvent(d: EventDraft, links: ResolvedLinks, extra?: (d: EventDraft) => Pick<PlannedWrite, 'srcMod'>): PlannedEvent {
-    return (extra ? undefined : this.untouched(d, links)) ?? this.planned(d, links, extra);
+    const key = this.keys?.get(d);
+    return (key && !extra ? this.untouched(key, d, links) : undefined) ?? this.planned(d, links, extra, key);
   }
 
-  private planned(d: EventDraft, { ids, notes, pending }: ResolvedLinks, extra?: (d: EventDraft) => Pick<PlannedWrite, 'srcMod'>): PlannedWrite {
+  private planned(d: EventDraft, { ids, notes, pending }: ResolvedLinks, extra?: (d: EventDraft) => Pick<PlannedWrite, 'srcMod'>, key?: DraftKey): PlannedWrite {
     const body = eventBody(d, ids, { status: this.o.status });
-    const slug = this.slugOf(d);
-    const shape = this.keys?.get(d)?.shape;
-    const kept = shape !== undefined ? { shape } : {};
+    const slug = key?.slug ?? this.slugOf(d);
+    const kept = key ? { shape: key.shape } : {};
     if (pending) return { slug, origin: d.origin, body, fp: '', notes, pending, ...kept, ...extra?.(d) };
     // The links fingerprint serves only the sync's untouched check (with `extra`): not hashed for imports.
     return { slug, origin: d.origin, body, fp: eventFingerprint(body, slug), notes, ...kept, ...(extra ? { links: fingerprint(ids), ...extra(d) } : {}) };
@@ -275,9 +275,8 @@ export class SiteWriter {
    * An event whose ledger entry (as primed) has its shape and the linkKey of these links: its body
    * would be the one written last (see eventShape), so it is unchanged without building or hashing it.
    */
-  private untouched(d: EventDraft, { ids, pending }: ResolvedLinks): PlannedUntouched | undefined {
-    const key = this.keys?.get(d);
-    if (!key || pending) return undefined;
+  private untouched(key: DraftKey, d: EventDraft, { ids, pending }: ResolvedLinks): PlannedUntouched | undefined {
+    if (pending) return undefined;
     const entry = this.primed.get(key.slug);
     if (!entry || entry.shape !== key.shape || entry.lids !== linkKeyOf(ids)) return undefined;
     return { slug: key.slug, origin: d.origin, untouched: entry.id };
