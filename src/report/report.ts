@@ -112,11 +112,14 @@ export class RunReport {
     this.#held = [];
   }
 
+  /** True when `report` was kept aside for release(): the caller reports nothing now. */
+  #deferred(report: () => void): boolean {
+    this.#held?.push(report);
+    return this.#held !== undefined;
+  }
+
   add(item: ItemReport): void {
-    if (this.#held) {
-      this.#held.push(() => this.add(item));
-      return;
-    }
+    if (this.#deferred(() => this.add(item))) return;
     const c = this.counts[item.kind];
     c[item.outcome]++;
     if (item.outcome !== 'retired') c.read++;
@@ -129,12 +132,15 @@ export class RunReport {
 
   /** An existing venue/organizer linked without writing its fields (listed once per record). */
   linkExisting(rec: NonNullable<ReportJson['linked']>[number]): void {
-    if (this.#held) {
-      this.#held.push(() => this.linkExisting(rec));
-      return;
-    }
-    if (!this.linked.some((l) => l.kind === rec.kind && l.id === rec.id)) this.linked.push(rec);
+    if (this.#deferred(() => this.linkExisting(rec))) return;
+    const key = `${rec.kind}:${rec.id}`;
+    if (this.#linkedKeys.has(key)) return;
+    this.#linkedKeys.add(key);
+    this.linked.push(rec);
   }
+
+  /** `kind:id` of every record in `linked`: a sync linking thousands stays linear. */
+  readonly #linkedKeys = new Set<string>();
 
   /** Folds a child's report (a CSV chunk, a sync page, a sync language) into this one. */
   merge(other: ReportJson): void {
@@ -144,8 +150,10 @@ export class RunReport {
       if (!from) continue;
       for (const k of Object.keys(from) as (keyof Counts)[]) this.counts[kind][k] += from[k];
     }
-    this.items.push(...other.items);
-    this.warnings.push(...other.warnings);
+    // One by one, not push(...items): a spread passes each item as an argument, and a sync
+    // language's report can hold hundreds of thousands (test/regressions/report-fold-stack.test.ts).
+    for (const item of other.items) this.items.push(item);
+    for (const w of other.warnings) this.warnings.push(w);
     for (const l of other.linked ?? []) this.linkExisting(l);
     if (other.requests) this.countRequests({ requests: other.requests.total, retries: other.requests.retries, throttled: other.requests.throttled });
   }
