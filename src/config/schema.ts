@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Language } from '../model/languages.ts';
-import { ConfigName, DateSpec, ImportFields, RunLanguage } from '../runs/options/common.ts';
+import { ConfigName, DateSpec, DateWindow, ImportFields, RunLanguage } from '../runs/options/common.ts';
 import { CsvFields, CsvKind } from '../runs/options/import-csv.ts';
 import { IcsFields } from '../runs/options/import-ics.ts';
 import { ExportOptions } from '../runs/options/export-ics.ts';
@@ -62,6 +62,8 @@ export const IcsSourceConfig = z.strictObject({
   /** URL (http, https, webcal) or, for local demos, a file path. */
   url: z.string().min(1),
   ...IcsFields,
+  /** Fixed or relative dates (`2000-01-01`, `-30d`); when given, it replaces pastDays/horizonDays. */
+  window: DateWindow.optional(),
 });
 
 export const CsvSourceConfig = z.strictObject({
@@ -87,7 +89,7 @@ export const SyncConfig = z.strictObject({
   from: z.string(),
   to: z.string(),
   languages: z.array(Language).min(1).optional(),
-  window: z.object({ from: DateSpec, to: DateSpec }).default(SYNC_WINDOW),
+  window: DateWindow.default(SYNC_WINDOW),
   ...SyncFields,
   schedule: Schedule.optional(),
 });

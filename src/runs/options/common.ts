@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { resolveDateSpec } from '../../config/dates.ts';
 import { Language } from '../../model/languages.ts';
 import { ZoneName } from '../../model/zone-option.ts';
 
@@ -30,6 +31,19 @@ export const ImportFields = {
 
 /** `2026-01-01`, or relative to now: `-30d`, `+365d`, `+12w`. */
 export const DateSpec = z.string().regex(/^([+-]\d+[dw]|\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?|now|today)$/, 'expected a date (YYYY-MM-DD) or a relative offset like -30d or +365d');
+
+/** A config's date window (`{ "from": "2000-01-01", "to": "+365d" }`), resolved when each run starts. */
+export const DateWindow = z
+  .strictObject({ from: DateSpec, to: DateSpec })
+  // Zod runs this beside a date's own issue: a date that is no date was already reported.
+  .refine((w) => !validDates(w) || resolveDateSpec(w.to, new Date(), true) >= resolveDateSpec(w.from), { message: 'the window ends before it starts', path: ['to'] });
+function validDates(w: { from: string; to: string }): boolean {
+  return DateSpec.safeParse(w.from).success && DateSpec.safeParse(w.to).success;
+}
+export type DateWindow = z.infer<typeof DateWindow>;
+
+/** The `<from>..<to>` form the CLI's `--window` and queue payloads take. */
+export const windowSpec = (w: DateWindow): string => `${w.from}..${w.to}`;
 
 /** The name of a configured thing (site, source, export, sync). */
 export const ConfigName = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes');

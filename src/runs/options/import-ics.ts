@@ -4,7 +4,7 @@ import type { CalsyncConfig, IcsSourceConfig } from '../../config/schema.ts';
 import { resolveSite } from '../../config/sites.ts';
 import { sourceKeyFrom } from '../../model/identity.ts';
 import type { IcsImportParams } from '../import-ics.ts';
-import { ImportFields, OnEditPolicy, RetirePolicy, RunLanguage } from './common.ts';
+import { ImportFields, OnEditPolicy, RetirePolicy, RunLanguage, windowSpec } from './common.ts';
 
 /** What an ICS source is configured with, wherever it is given (config source, queue payload, CLI flags). */
 export const IcsFields = {
@@ -67,6 +67,6 @@ export function icsParams(o: IcsImportOptions, config?: CalsyncConfig, extra: Pa
 
 /** A config source's options: the same fields, under the config's names (`url`, `language`, `name`). */
 export function icsOptionsFromSource(s: IcsSourceConfig): IcsImportOptions {
-  const { url, site, name, language, kind: _kind, schedule: _schedule, ...fields } = s;
-  return IcsImportOptions.parse({ ...fields, location: url, site, source: name, lang: language });
+  const { url, site, name, language, kind: _kind, schedule: _schedule, window, ...fields } = s;
+  return IcsImportOptions.parse({ ...fields, location: url, site, source: name, lang: language, ...(window ? { window: windowSpec(window) } : {}) });
 }

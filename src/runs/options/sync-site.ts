@@ -4,7 +4,7 @@ import type { CalsyncConfig, SyncConfig } from '../../config/schema.ts';
 import { resolveSite } from '../../config/sites.ts';
 import { Language, LANGUAGES } from '../../model/languages.ts';
 import type { SyncParams } from '../sync-site.ts';
-import { AdoptLinkedPolicy, OnEditPolicy, RetirePolicy } from './common.ts';
+import { AdoptLinkedPolicy, OnEditPolicy, RetirePolicy, windowSpec } from './common.ts';
 
 /** The window of source events a sync copies unless told otherwise. */
 export const SYNC_WINDOW = { from: '-30d', to: '+365d' } as const;
@@ -57,5 +57,5 @@ export function syncParams(o: SyncOptions, config?: CalsyncConfig): SyncParams[]
 
 /** A config sync's options: no `languages` there means every language both sites declare. */
 export function syncOptionsFromConfig(s: SyncConfig): SyncOptions {
-  return SyncOptions.parse({ from: s.from, to: s.to, langs: s.languages ?? 'all', window: `${s.window.from}..${s.window.to}`, retire: s.retire, onEdit: s.onEdit, adoptLinked: s.adoptLinked });
+  return SyncOptions.parse({ from: s.from, to: s.to, langs: s.languages ?? 'all', window: windowSpec(s.window), retire: s.retire, onEdit: s.onEdit, adoptLinked: s.adoptLinked });
 }
