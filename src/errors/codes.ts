@@ -68,6 +68,7 @@ const RUN = {
   'fetch-failed': 'the source could not be read',
   aborted: 'the run was cancelled',
   'uid-churn': "every UID of the feed changed since the last run (importing would duplicate its events)",
+  'source-overlap': "the feed's events were already imported under another source key (importing would duplicate them)",
   'sync-language-failed': 'one or more languages of a site-to-site sync failed',
   'sync-no-languages': 'a site-to-site sync was given no language to copy',
   'mass-retire-refused': 'retiring would remove more than the allowed share of the events',
@@ -126,6 +127,7 @@ export const ErrorCodeSchema = z.enum(codes(ERROR_CODES));
  */
 export const UnrecoverableCode = ErrorCodeSchema.extract([
   'uid-churn',
+  'source-overlap',
   'aborted',
   'ics-too-many-occurrences',
   'ics-memory-limit',

@@ -32,6 +32,7 @@ export function registerImportIcs(importCmd: Command, globals: () => GlobalOptio
     .option('--window <from..to>', 'explicit window instead, e.g. 2024-01-01..2024-12-31 or -30d..+365d')
     .option('--retire <policy>', 'what to do with events that vanished from the feed: keep|draft|trash|delete', d.retire)
     .option('--force-retire', 'retire even when more than the guard share (50%) vanished; accept regenerated UIDs')
+    .option('--allow-overlap', "import as a new source although another source already imported this feed's events (a second copy)")
     .option('--on-edit <policy>', 'events edited on the site since calsync wrote them: overwrite|preserve', d.onEdit)
     .option('--default-tz <iana>', "zone for floating times when the feed names none (default: the site's own zone)")
     .option('--status <status>', 'post status of new events: publish|draft', d.status)
@@ -77,6 +78,7 @@ function optionsFromFlags(location: string, o: Record<string, unknown>): IcsImpo
     categoriesAs: o.categoriesAs,
     dryRun: Boolean(o.dryRun),
     forceRetire: Boolean(o.forceRetire),
+    allowOverlap: Boolean(o.allowOverlap),
     allow: (o.allow as string[] | undefined) ?? [],
   }, { defaultTimezone: '--default-tz' });
 }

@@ -1,0 +1,79 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sourceKeyFrom } from '../../src/model/identity.ts';
+import type { RunContext } from '../../src/runs/context.ts';
+import { runIcsImport, type IcsImportParams } from '../../src/runs/import-ics.ts';
+import { feedServer, testSite } from '../support/site.ts';
+import { testPrefix, testRedis } from '../support/redis.ts';
+
+const vevent = (uid: string, day: number) => [
+  'BEGIN:VEVENT', `UID:${uid}`, `SUMMARY:Talk ${uid}`, `DTSTART:202705${String(day).padStart(2, '0')}T190000Z`, `DTEND:202705${String(day).padStart(2, '0')}T200000Z`, 'END:VEVENT',
+];
+const calendar = (uids: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calsync test//EN', ...uids.flatMap((u, i) => vevent(u, 1 + (i % 28))), 'END:VCALENDAR', ''].join('\r\n');
+const TALKS = Array.from({ length: 20 }, (_, i) => `talk-${i}@example.org`);
+
+describe('regression: the same feed imported under a second source key (a file, then its URL) created every event twice', () => {
+  let env: Awaited<ReturnType<typeof testSite>>;
+  let redis: Redis;
+  let feed: Awaited<ReturnType<typeof feedServer>>;
+  let file: string;
+  let ctx: RunContext;
+  beforeAll(async () => {
+    env = await testSite();
+    redis = testRedis();
+    feed = await feedServer(calendar(TALKS));
+    file = path.join(mkdtempSync(path.join(tmpdir(), 'calsync-trap-')), 'talks.ics');
+    writeFileSync(file, calendar(TALKS));
+    ctx = { redis, prefix: testPrefix() };
+  });
+  afterAll(async () => {
+    redis.disconnect();
+    await feed.close();
+    await env.close();
+  });
+
+  const params = (location: string, over: Partial<IcsImportParams> = {}): IcsImportParams => ({
+    location, site: env.site, sourceKey: sourceKeyFrom(location), lang: 'en', window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-12-31T00:00:00Z') },
+    retire: 'keep', onEdit: 'overwrite', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allowFiles: true,
+    allow: [new URL(feed.url).host], refreshAfterMs: 0, ...over,
+  });
+  const events = () => env.sandbox.dump('en').events as { slug: string; title: string }[];
+
+  it('the URL run after the file run is refused with what to pass, and writes nothing', async () => {
+    const first = await runIcsImport(params(file), ctx);
+    expect(first.counts.events.created).toBe(20);
+    expect(sourceKeyFrom(file)).not.toBe(sourceKeyFrom(feed.url));
+
+    const err = await runIcsImport(params(feed.url), ctx).then(() => undefined, (e: unknown) => e as Error & { code?: string });
+    expect(err?.code).toBe('source-overlap');
+    expect(err?.message).toContain('was already imported as source "talks" (20 of 20 sampled events found there)');
+    expect(err?.message).toContain('Rerun with --source talks');
+    expect(events()).toHaveLength(20);
+  });
+
+  it('with the earlier key the URL run updates those events in place', async () => {
+    const r = await runIcsImport(params(feed.url, { sourceKey: 'talks' }), ctx);
+    expect(r.counts.events).toMatchObject({ created: 0, failed: 0, read: 20 });
+    expect(events()).toHaveLength(20);
+  });
+
+  it('--allow-overlap imports the second copy the user asked for; that source is not asked again', async () => {
+    const r = await runIcsImport(params(feed.url, { allowOverlap: true }), ctx);
+    expect(r.counts.events.created).toBe(20);
+    expect(events()).toHaveLength(40);
+    const again = await runIcsImport(params(feed.url), ctx);
+    expect(again.counts.events).toMatchObject({ created: 0, unchanged: 20 });
+  });
+
+  it('a new feed sharing a few events with another source goes through, with a warning naming that source', async () => {
+    const mixed = [...TALKS.slice(0, 2), ...Array.from({ length: 18 }, (_, i) => `other-${i}@example.org`)];
+    const other = path.join(path.dirname(file), 'festival.ics');
+    writeFileSync(other, calendar(mixed));
+    const r = await runIcsImport(params(other), ctx);
+    expect(r.counts.events.created).toBe(20);
+    expect(r.warnings.join('\n')).toMatch(/^2 of 20 sampled events of this feed are also source "(talks|127-0-0-1-feed)"'s/m);
+  });
+});
