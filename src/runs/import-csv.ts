@@ -14,6 +14,7 @@ import type { AdoptLinked } from '../write/linked.ts';
 import { RunReport, type ReportJson } from '../report/report.ts';
 import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
 import { checkSite, defaultZone, type DefaultZone } from './site-check.ts';
+import { guardSourceOverlap } from './overlap-guard.ts';
 
 export interface CsvImportParams {
   location: string;
@@ -32,6 +33,8 @@ export interface CsvImportParams {
   createTerms: boolean;
   /** Venues/organizers already on the site that calsync did not create. @defaultValue 'link' */
   adoptLinked?: AdoptLinked;
+  /** A first run may create events another source of the site already imported (a second copy). */
+  allowOverlap?: boolean;
   dryRun: boolean;
   chunkSize: number;
   rejectsPath?: string;
@@ -127,6 +130,16 @@ export async function* chunks(p: CsvImportParams, open: () => NodeJS.ReadableStr
 }
 
 /**
+ * The source-key check of an event import's first run (src/runs/overlap-guard.ts), on its first
+ * chunk before anything is written: the warning to report, if some events are shared.
+ */
+export async function guardCsvOverlap(p: CsvImportParams, first: CsvChunk, ctx: RunContext): Promise<string | undefined> {
+  if (p.kind !== 'events') return undefined;
+  const drafts = first.items.flatMap((i) => (i.result.ok ? [i.result.draft as EventDraft] : []));
+  return guardSourceOverlap(p, drafts, ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey }), ctx);
+}
+
+/**
  * Writes one chunk: the processor the inline run and the `import-csv-chunk` job share. Safe to
  * rerun: by-slug upserts and the ledger make a retried chunk write nothing it already wrote.
  */
@@ -208,6 +221,8 @@ async function importCsv(input: CsvImportParams, ctx: RunContext, total: RunRepo
   let done = 0;
   for await (const chunk of chunks(p, open, inspection)) {
     if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
+    const shared = chunk.index === 0 ? await guardCsvOverlap(p, chunk, ctx) : undefined;
+    if (shared) total.warn(shared);
     const r = await processChunk(p, chunk, ctx);
     total.merge(r.report);
     rejects.push(...r.rejects);

@@ -18,7 +18,7 @@ import { RunReport, type ReportJson } from '../report/report.ts';
 import type { RetirePolicy } from '../write/retire.ts';
 import { clientHooks, failedWith, ledgerFor, stateFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
 import { checkSite, defaultZone } from './site-check.ts';
-import { findSourceOverlap, isSameFeed } from '../write/source-overlap.ts';
+import { guardSourceOverlap } from './overlap-guard.ts';
 import { isLocalLocation, optionsFingerprint, reusableState, unchangedReason, type FetchState } from './rerun.ts';
 
 export interface IcsImportParams {
@@ -226,7 +226,8 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
   const { items, ledger } = feed;
   try {
     await guardUidChurn(items, feed.uids, last.prev, ledger, p, report);
-    await guardSourceOverlap(feed, p, ctx, report);
+    const shared = await guardSourceOverlap(p, feed.items.flatMap((it) => (it.ok ? [it.draft] : [])), ledger, ctx, feed.snapshot?.size);
+    if (shared) report.warn(shared);
     // Until this run ends clean, no later run may take the feed as done (a crash mid-write included).
     if (!p.dryRun) await last.state.set(last.key, { ...last.prev, clean: false } satisfies FetchState);
     // The feed is accepted: what was planned early may write, and its report items count.
@@ -286,30 +287,6 @@ async function parseFeed(body: Buffer, p: IcsImportParams, run: IsolatedParseRun
     if (run.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled', { cause: err });
     throw err;
   }
-}
-
-/**
- * A source's first run, whose events another source of the site already imported (the same feed
- * under another key: src/write/source-overlap.ts): refused when it is most of the feed, since every
- * such event would be created a second time; a warning when only some events are shared.
- */
-async function guardSourceOverlap(feed: ParsedFeed, p: IcsImportParams, ctx: RunContext, report: RunReport): Promise<void> {
-  if (p.allowOverlap || !ctx.redis) return;
-  if ((feed.snapshot?.size ?? (await feed.ledger.size('events'))) > 0) return;
-  const drafts = feed.items.flatMap((it) => (it.ok ? [it.draft] : []));
-  const scope = { site: p.site.key, language: p.lang, source: p.sourceKey };
-  const o = await findSourceOverlap(ctx.redis, ctx.prefix ?? 'calsync', scope, drafts);
-  if (!o) return;
-  const share = `${o.found} of ${o.sampled} sampled events`;
-  if (!isSameFeed(o)) {
-    report.warn(`${share} of this feed are also source "${o.source}"'s: those are created a second time under source "${p.sourceKey}" (--source ${o.source} would update them instead)`);
-    return;
-  }
-  throw new RunFailedError(
-    'source-overlap',
-    `${p.location} was already imported as source "${o.source}" (${share} found there); importing it as source "${p.sourceKey}" would create its events a second time. ` +
-      `Rerun with --source ${o.source} (a config source: name it "${o.source}") to update them, or with --allow-overlap to import a second copy.`,
-  );
 }
 
 /**

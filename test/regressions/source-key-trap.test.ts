@@ -6,8 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourceKeyFrom } from '../../src/model/identity.ts';
 import type { RunContext } from '../../src/runs/context.ts';
 import { runIcsImport, type IcsImportParams } from '../../src/runs/import-ics.ts';
-import { feedServer, testSite } from '../support/site.ts';
-import { testPrefix, testRedis } from '../support/redis.ts';
+import { runCsvImport, type CsvImportParams } from '../../src/runs/import-csv.ts';
+import { Queue } from 'bullmq';
+import { bullConnection } from '../../src/queue/connection.ts';
+import { writeEventsCsv } from '../support/generate-csv.ts';
+import { PASSWORD, USER, feedServer, testSite } from '../support/site.ts';
+import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
+import { spawnWorker, waitFor, waitForFinish, writeConfig } from '../support/worker-process.ts';
 
 const vevent = (uid: string, day: number) => [
   'BEGIN:VEVENT', `UID:${uid}`, `SUMMARY:Talk ${uid}`, `DTSTART:202705${String(day).padStart(2, '0')}T190000Z`, `DTEND:202705${String(day).padStart(2, '0')}T200000Z`, 'END:VEVENT',
@@ -74,6 +79,70 @@ describe('regression: the same feed imported under a second source key (a file, 
     writeFileSync(other, calendar(mixed));
     const r = await runIcsImport(params(other), ctx);
     expect(r.counts.events.created).toBe(20);
-    expect(r.warnings.join('\n')).toMatch(/^2 of 20 sampled events of this feed are also source "(talks|127-0-0-1-feed)"'s/m);
+    expect(r.warnings.join('\n')).toMatch(/^2 of 20 sampled events of this source are also source "(talks|127-0-0-1-feed)"'s/m);
+  });
+});
+
+describe('regression: a CSV imported again under another name (events-nov.csv, then events-dec.csv) created every event twice', () => {
+  let env: Awaited<ReturnType<typeof testSite>>;
+  let redis: Redis;
+  let dir: string;
+  beforeAll(async () => {
+    env = await testSite();
+    redis = testRedis();
+    dir = mkdtempSync(path.join(tmpdir(), 'calsync-trap-csv-'));
+    await writeEventsCsv(path.join(dir, 'events-nov.csv'), { rows: 120, seed: 7 });
+    await writeEventsCsv(path.join(dir, 'events-dec.csv'), { rows: 120, seed: 7 });
+  });
+  afterAll(async () => {
+    redis.disconnect();
+    await env.close();
+  });
+  const params = (file: string, over: Partial<CsvImportParams> = {}): CsvImportParams => ({
+    location: path.join(dir, file), site: env.site, kind: 'events', sourceKey: sourceKeyFrom(file), lang: 'en', status: 'publish', createTerms: true, dryRun: false, chunkSize: 50, allowFiles: true, ...over,
+  });
+  const count = () => (env.sandbox.dump('en').events as unknown[]).length;
+
+  it('inline: the renamed file is refused before its first chunk writes, naming the key that updates', async () => {
+    const ctx = { redis, prefix: testPrefix() };
+    const first = await runCsvImport(params('events-nov.csv'), ctx);
+    const created = first.counts.events.created;
+    expect(created).toBeGreaterThan(100);
+    const err = await runCsvImport(params('events-dec.csv'), ctx).then(() => undefined, (e: unknown) => e as Error & { code?: string });
+    expect(err?.code).toBe('source-overlap');
+    expect(err?.message).toContain('was already imported as source "events-nov"');
+    expect(count()).toBe(created);
+    const again = await runCsvImport(params('events-dec.csv', { sourceKey: 'events-nov' }), ctx);
+    expect(again.counts.events).toMatchObject({ created: 0, failed: 0 });
+    expect(count()).toBe(created);
+  });
+
+  it('queued: the planner of the second config source fails with source-overlap and no chunk is enqueued', async () => {
+    const prefix = testPrefix();
+    const config = writeConfig({
+      sites: [{ name: 'sb', restRoot: env.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PASSWORD' } }],
+      sources: [
+        { name: 'nov', kind: 'csv', site: 'sb', url: path.join(dir, 'events-nov.csv'), chunkSize: 40 },
+        { name: 'dec', kind: 'csv', site: 'sb', url: path.join(dir, 'events-dec.csv'), chunkSize: 40 },
+      ],
+    });
+    const queue = new Queue('import', { connection: bullConnection(redisUrl()), prefix });
+    const worker = spawnWorker({ config, redisUrl: redisUrl(), prefix, env: { SB_PASSWORD: PASSWORD } });
+    try {
+      const nov = await queue.add('import-csv', { source: 'nov' }, { attempts: 1 });
+      await waitForFinish(queue, nov, 120_000);
+      const before = count();
+      const dec = await queue.add('import-csv', { source: 'dec' }, { attempts: 1 });
+      const failed = await waitFor('the dec planner to fail', async () => {
+        const j = await queue.getJob(dec.id as string);
+        return j?.failedReason ? j : undefined;
+      }, 60_000);
+      expect(failed.failedReason).toContain('was already imported as source "nov"');
+      expect((await queue.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'])).filter((j) => j.name === 'import-csv-chunk' && (j.data as { payload: { source?: string } }).payload.source === 'dec')).toHaveLength(0);
+      expect(count()).toBe(before);
+    } finally {
+      await worker.kill('SIGTERM');
+      await queue.close();
+    }
   });
 });

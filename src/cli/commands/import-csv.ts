@@ -43,6 +43,7 @@ export function registerImportCsv(importCmd: Command, globals: () => GlobalOptio
     .option('--adopt-linked <policy>', "venues/organizers on the site that calsync did not create: link (leave their fields) | overwrite", d.adoptLinked)
     .option('--chunk-size <n>', 'rows per chunk', intOption, d.chunkSize)
     .option('--allow <hosts>', 'hosts/CIDRs exempt from the private-address guard', splitList)
+    .option('--allow-overlap', "import as a new source although another source already imported these events (a second copy)")
     .option('--dry-run', 'validate and resolve everything, write nothing')
     .option('--rejects <out.csv>', 'write rejected rows (as they were, plus line and reason) here')
     .option('--json', 'print one JSON report')
@@ -78,6 +79,7 @@ function optionsFromFlags(location: string, o: Record<string, unknown>): CsvImpo
     status: o.status,
     createTerms: o.createTerms !== false,
     adoptLinked: o.adoptLinked,
+    allowOverlap: Boolean(o.allowOverlap),
     dryRun: Boolean(o.dryRun),
     chunkSize: o.chunkSize,
     rejects: o.rejects,

@@ -25,6 +25,8 @@ export const ImportFields = {
   defaultTimezone: ZoneName.optional(),
   createTerms: z.boolean().default(true),
   adoptLinked: AdoptLinkedPolicy.default('link'),
+  /** A first run may create events another source of the site already imported: a second copy (src/runs/overlap-guard.ts). */
+  allowOverlap: z.boolean().default(false),
   /** Hosts or CIDRs exempt from the SSRF guard (trusted internal feeds). */
   allow: z.array(z.string()).default([]),
 };

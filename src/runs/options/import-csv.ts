@@ -51,6 +51,7 @@ export function csvParams(o: CsvImportOptions, config?: CalsyncConfig, extra: Pa
     status: o.status,
     createTerms: o.createTerms,
     adoptLinked: o.adoptLinked,
+    allowOverlap: o.allowOverlap,
     dryRun: o.dryRun,
     chunkSize: o.chunkSize,
     rejectsPath: o.rejects,

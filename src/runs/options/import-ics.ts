@@ -14,8 +14,6 @@ export const IcsFields = {
   onEdit: OnEditPolicy.default('overwrite'),
   maxRetireShare: z.number().min(0).max(1).default(0.5),
   categoriesAs: z.enum(['categories', 'tags']).default('categories'),
-  /** Import the feed although another source of the site already holds its events (src/write/source-overlap.ts). */
-  allowOverlap: z.boolean().default(false),
   /** Occurrences (and VEVENTs) one file may produce before it is refused (src/sources/ics/normalize.ts); default 250,000. */
   maxOccurrences: z.number().int().min(1).max(10_000_000).optional(),
 };

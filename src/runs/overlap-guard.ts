@@ -1,0 +1,34 @@
+import type { EventDraft } from '../model/draft.ts';
+import type { Ledger } from '../write/ledger.ts';
+import { findSourceOverlap, isSameFeed } from '../write/source-overlap.ts';
+import { RunFailedError, type RunContext } from './context.ts';
+
+/** The import whose first run is checked: where it reads, the key its slugs take, and the user's choice. */
+export interface OverlapRun {
+  location: string;
+  sourceKey: string;
+  site: { key: string };
+  lang: string;
+  allowOverlap?: boolean;
+}
+
+/**
+ * A source's first run whose events another source of the site already imported (the same feed
+ * under another key: src/write/source-overlap.ts): refused when that is most of them, since each
+ * would be created a second time; else the warning it returns (undefined: nothing shared, or not
+ * a first run). `known`: how many events this source's ledger holds, when the caller has read it.
+ */
+export async function guardSourceOverlap(p: OverlapRun, drafts: readonly EventDraft[], ledger: Ledger, ctx: RunContext, known?: number): Promise<string | undefined> {
+  if (p.allowOverlap || !ctx.redis) return undefined;
+  if ((known ?? (await ledger.size('events'))) > 0) return undefined;
+  const scope = { site: p.site.key, language: p.lang, source: p.sourceKey };
+  const o = await findSourceOverlap(ctx.redis, ctx.prefix ?? 'calsync', scope, drafts);
+  if (!o) return undefined;
+  const share = `${o.found} of ${o.sampled} sampled events`;
+  if (!isSameFeed(o)) return `${share} of this source are also source "${o.source}"'s: those are created a second time under source "${p.sourceKey}" (--source ${o.source} would update them instead)`;
+  throw new RunFailedError(
+    'source-overlap',
+    `${p.location} was already imported as source "${o.source}" (${share} found there); importing it as source "${p.sourceKey}" would create its events a second time. ` +
+      `Rerun with --source ${o.source} (a config source: name it "${o.source}") to update them, or with --allow-overlap to import a second copy.`,
+  );
+}
