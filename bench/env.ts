@@ -49,11 +49,11 @@ export async function benchRedis(): Promise<LocalRedis> {
   return startLocalRedis();
 }
 
-/** Serves one body over loopback (feeds for import benches). */
-export async function staticServer(body: string | Buffer, type = 'text/calendar'): Promise<{ url: string; close(): Promise<void> }> {
+/** Serves one body over loopback at `/feed` (feeds for import benches); given a function, what it returns at each request (a feed that changes between runs). */
+export async function staticServer(body: string | Buffer | (() => string | Buffer), type = 'text/calendar'): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((_q, res) => {
     res.writeHead(200, { 'content-type': type });
-    res.end(body);
+    res.end(typeof body === 'function' ? body() : body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;

@@ -64,6 +64,38 @@ function e2eCeiling(raw: { rate: number; cpu: CpuShares }, rawRequests: number, 
 
 const sum = (groups: Record<string, number>) => Object.values(groups).reduce((a, b) => a + b, 0);
 
+/** The feed with every 100th VEVENT's SUMMARY changed (a master's change reaches each of its occurrences). */
+function changeOnePercent(ics: string): { ics: string; changed: number } {
+  let n = 0;
+  let changed = 0;
+  const out = ics.replace(/\nSUMMARY:/g, (m) => (n++ % 100 === 99 ? (changed++, `${m}Neu: `) : m));
+  return { ics: out, changed };
+}
+
+/**
+ * A re-import after 1% of the VEVENTs changed: what a feed that is edited between runs costs, beside
+ * the parse alone, so a re-import gain is not only measured on a feed where nothing changed.
+ */
+async function changedReimport(
+  ics: string,
+  parseMs: number,
+  serve: (ics: string) => void,
+  reimport: () => Promise<{ counts: { events: { updated: number; unchanged: number } } }>,
+  sandbox: { resetStats(): Promise<void>; stats(): Promise<{ writes: number }> },
+): Promise<Scenario[]> {
+  const { ics: edited, changed } = changeOnePercent(ics);
+  serve(edited);
+  await sandbox.resetStats();
+  const run = await timed(reimport);
+  const writes = (await sandbox.stats()).writes;
+  const { updated, unchanged } = run.value.counts.events;
+  if (updated === 0) throw new Error(`re-import with ${changed} changed VEVENTs updated no event`);
+  return [
+    { name: `re-import with 1% of the VEVENTs changed (${changed}): events updated`, figure: updated, unit: 'events', reference: `${unchanged} unchanged, ${writes} site writes` },
+    { name: 're-import with 1% changed: time', figure: round(run.ms, 0), unit: 'ms', reference: `parse+normalize alone ${round(parseMs, 0)} ms`, ratio: round(run.ms / parseMs, 2) },
+  ];
+}
+
 /** `bigFeedMb: 0` leaves out the large-feed parse (run on its own: it is the slowest part). */
 export async function runImportIcsBench(opts: { events?: number; bigFeedMb?: number } = {}): Promise<Scenario[]> {
   const vevents = opts.events ?? 6000;
@@ -71,7 +103,9 @@ export async function runImportIcsBench(opts: { events?: number; bigFeedMb?: num
   const redisServer = await benchRedis();
   const redis = new Redis(redisServer.url);
   const ics = generateIcsFeed({ events: vevents, seed: 7, recurringShare: 0.1, start: new Date(Date.UTC(2025, 0, 6)) });
-  const feed = await staticServer(ics);
+  // The feed served: the generated one, then (for the last re-import) one with 1% of its VEVENTs changed.
+  let served = ics;
+  const feed = await staticServer(() => served);
   const out: Scenario[] = [];
   try {
     const rawRequests = 2000;
@@ -105,6 +139,7 @@ export async function runImportIcsBench(opts: { events?: number; bigFeedMb?: num
     out.push({ name: `unchanged re-import of the same ${occurrences}-occurrence feed: writes`, figure: writes, unit: 'writes' });
     out.push({ name: 'unchanged re-import: time', figure: round(again.ms, 0), unit: 'ms', reference: `parse+normalize alone ${round(parse.ms, 0)} ms`, ratio: round(again.ms / parse.ms, 2) });
     if (again.value.counts.events.unchanged !== created) throw new Error(`re-import saw ${again.value.counts.events.unchanged} unchanged of ${created}`);
+    out.push(...(await changedReimport(ics, parse.ms, (edited) => (served = edited), () => runIcsImport(params, { redis }), sandbox)));
 
     const bigMb = opts.bigFeedMb ?? 20;
     if (bigMb <= 0) return out;
