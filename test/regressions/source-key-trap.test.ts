@@ -13,6 +13,7 @@ import { writeEventsCsv } from '../support/generate-csv.ts';
 import { PASSWORD, USER, feedServer, testSite } from '../support/site.ts';
 import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
 import { spawnWorker, waitFor, waitForFinish, writeConfig } from '../support/worker-process.ts';
+import { runCli } from '../support/cli.ts';
 
 const vevent = (uid: string, day: number) => [
   'BEGIN:VEVENT', `UID:${uid}`, `SUMMARY:Talk ${uid}`, `DTSTART:202705${String(day).padStart(2, '0')}T190000Z`, `DTEND:202705${String(day).padStart(2, '0')}T200000Z`, 'END:VEVENT',
@@ -142,6 +143,23 @@ describe('regression: a CSV imported again under another name (events-nov.csv, t
       expect(count()).toBe(before);
     } finally {
       await worker.kill('SIGTERM');
+      await queue.close();
+    }
+  });
+});
+
+describe('regression: a queued import refused for its source key told the user to pass --source, which `enqueue` did not take', () => {
+  it('`enqueue import-ics <url> --source <key> --allow-overlap` queues both in the payload the worker reads', async () => {
+    const prefix = testPrefix();
+    const config = writeConfig({ sites: [{ name: 'sb', restRoot: 'http://127.0.0.1:9/wp-json' }] });
+    const r = await runCli(['--config', config, '--redis', redisUrl(), '--prefix', prefix, 'enqueue', 'import-ics', 'https://feeds.example.org/talks.ics', '--site', 'sb', '--source', 'talks', '--allow-overlap'], {});
+    expect(r.code, r.stderr).toBe(0);
+    const queue = new Queue('import', { connection: bullConnection(redisUrl()), prefix });
+    try {
+      const [job] = await queue.getJobs(['waiting', 'prioritized', 'delayed']);
+      expect(job?.data).toMatchObject({ location: 'https://feeds.example.org/talks.ics', site: 'sb', source: 'talks', allowOverlap: true });
+    } finally {
+      await queue.obliterate({ force: true });
       await queue.close();
     }
   });

@@ -71,6 +71,8 @@ function registerEnqueue(program: Command, globals: () => GlobalOptions, setExit
     .option('--site <site>', 'site for ad-hoc imports (REST root or config name)')
     .option('--lang <code>', 'language', 'en')
     .option('--window <from..to>', 'window for ad-hoc imports')
+    .option('--source <key>', 'source key for ad-hoc imports (default: derived from the URL)')
+    .option('--allow-overlap', "ad-hoc imports: import as a new source although another source already imported these events")
     .option('--wait', 'follow the job\'s progress until it finishes and print its report')
     .option('--json', 'print the report as JSON (with --wait)')
     .addHelpText('after', '\nExamples:\n  $ calsync enqueue import-ics --name city-feed --wait\n  $ calsync enqueue import-ics https://example.org/cal.ics --site city --wait --json')
@@ -83,7 +85,7 @@ function enqueuePayload(kind: string, location: string | undefined, o: Record<st
   if (!def) throw new OptionsError([`unknown job kind "${kind}" (known: ${Object.keys(JOBS).join(', ')})`]);
   const data: Record<string, unknown> = o.name
     ? kind.startsWith('import') ? { source: o.name } : kind === 'export-ics' ? { export: o.name } : { sync: o.name }
-    : { location, site: o.site, lang: o.lang, ...(o.window ? { window: o.window } : {}) };
+    : { location, site: o.site, lang: o.lang, ...(o.window ? { window: o.window } : {}), ...(o.source ? { source: o.source } : {}), ...(o.allowOverlap ? { allowOverlap: true } : {}) };
   const checked = def.payload.safeParse(data);
   if (!checked.success) throw new OptionsError([`cannot enqueue ${kind}: ${checked.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`]);
   return checked.data;
