@@ -7,7 +7,7 @@ import type { ResolvedSite } from '../config/sites.ts';
 import type { EventDraft, OrganizerDraft, VenueDraft, Normalized } from '../model/draft.ts';
 import type { Language } from '../model/languages.ts';
 import { fetchSource, FetchError, openFileCapped } from '../sources/fetch/index.ts';
-import { inspectCsv, readCsv, shortRowsWarning, writeRejectsCsv, CsvRefusedError, type CsvInspection, type CsvItem, type CsvKind, type CsvOptions } from '../sources/csv/index.ts';
+import { inspectCsv, readCsvBatches, shortRowsWarning, writeRejectsCsv, CsvRefusedError, type CsvInspection, type CsvItem, type CsvKind, type CsvOptions } from '../sources/csv/index.ts';
 import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter } from '../write/writer.ts';
 import type { AdoptLinked } from '../write/linked.ts';
@@ -119,11 +119,13 @@ export async function inspect(p: CsvImportParams, open: () => NodeJS.ReadableStr
 export async function* chunks(p: CsvImportParams, open: () => NodeJS.ReadableStream, inspection: CsvInspection): AsyncIterable<CsvChunk> {
   let items: CsvItem[] = [];
   let index = 0;
-  for await (const item of readCsv(open, csvOptions(p), inspection)) {
-    items.push(item);
-    if (items.length >= p.chunkSize) {
-      yield { index: index++, items };
-      items = [];
+  for await (const batch of readCsvBatches(open, csvOptions(p), inspection)) {
+    for (const item of batch) {
+      items.push(item);
+      if (items.length >= p.chunkSize) {
+        yield { index: index++, items };
+        items = [];
+      }
     }
   }
   if (items.length) yield { index: index++, items };

@@ -4,7 +4,7 @@ import { Readable, Writable, pipeline } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { guessEncoding, SAMPLE_BYTES } from '../../src/sources/csv/decode.ts';
 import { detectDelimiter } from '../../src/sources/csv/delimiter.ts';
-import { inspectCsv, readCsv } from '../../src/sources/csv/index.ts';
+import { inspectCsv, readCsv, readCsvBatches } from '../../src/sources/csv/index.ts';
 import { bytesOpen, collect, draftAt, failureAt, opts, refusal } from './helpers.ts';
 
 const UNICODE = 'Title,Start Date,Venue\nFrançois à Zürich,2024-01-05,Łódź 東京 🎉\nCrème brûlée,2024-01-06,Café\n';
@@ -197,6 +197,30 @@ describe('streaming', () => {
     await new Promise((r) => setImmediate(r));
     expect(source!.destroyed).toBe(true);
     expect(read).toBeLessThan(bytes.length / 2);
+  });
+
+  it('batches hold the same items, in order, as readCsv, none empty, and stopping early destroys the source', async () => {
+    let text = 'Title,Start Date,Description\n';
+    for (let i = 0; i < 3000; i++) text += i % 11 === 0 ? `T${i % 97},2024-01-0${(i % 9) + 1},"two\nlines"\n` : i % 13 === 0 ? '\n' : `E${i},2024-01-05,plain\n`;
+    const o = opts();
+    const inspection = await inspectCsv(bytesOpen(text), o);
+    const one: unknown[] = [];
+    for await (const item of readCsv(bytesOpen(text, 333), o, inspection)) one.push(item);
+    const batched: unknown[] = [];
+    let batches = 0;
+    for await (const items of readCsvBatches(bytesOpen(text, 333), o, inspection)) {
+      expect(items.length).toBeGreaterThan(0);
+      batches++;
+      batched.push(...items);
+    }
+    expect(batches).toBeGreaterThan(1);
+    expect(batched).toEqual(one);
+    expect(one.length).toBe(inspection.rows);
+    let source: Readable | undefined;
+    const open = () => (source = bytesOpen(text, 1024)() as Readable);
+    for await (const _ of readCsvBatches(open, o, inspection)) break;
+    await new Promise((r) => setImmediate(r));
+    expect(source!.destroyed).toBe(true);
   });
 
   it('a read error reaches the consumer', async () => {
