@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfiguredSiteName } from '../src/config/sites.ts';
+import { hasPathSecrets } from '../src/util/redact.ts';
 
 /**
  * What a queue may carry. Whoever can write to Redis or use the dashboard can add a job, so a
@@ -16,8 +17,9 @@ const SECRET_PARAM = /token|key|secret|pass|auth|sig|session|code/i;
 
 /**
  * An ad-hoc feed location on the queue: an http(s)/webcal URL without secrets. Job data is shown
- * on the dashboard and kept in Redis, so a feed that needs `user:pass@` or a secret-looking query
- * parameter must be declared as a config source; the job then carries only its name.
+ * on the dashboard and kept in Redis, so a feed that needs `user:pass@`, a secret-looking query
+ * parameter or a key in its path (a private Google or Outlook link, src/util/redact.ts) must be
+ * declared as a config source; the job then carries only its name.
  */
 export const QueueLocation = z
   .string()
@@ -32,6 +34,7 @@ export const QueueLocation = z
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'an http(s) or webcal URL (queued jobs never read local files)' });
     if (u.username || u.password) ctx.addIssue({ code: 'custom', message: 'credentials in a queued feed URL would be stored in Redis and shown on the dashboard; declare the feed as a config source and enqueue it by name' });
+    if (hasPathSecrets(u)) ctx.addIssue({ code: 'custom', message: 'the URL\'s path holds what looks like a private key (a private calendar link), which would be stored in Redis and shown on the dashboard; declare the feed as a config source and enqueue it by name' });
     for (const name of u.searchParams.keys()) {
       if (SECRET_PARAM.test(name)) ctx.addIssue({ code: 'custom', message: `the query parameter "${name}" looks like a secret, which would be stored in Redis and shown on the dashboard; declare the feed as a config source and enqueue it by name` });
     }
