@@ -1,7 +1,7 @@
 import { sanitizeHtml } from '../model/html.ts';
 import { memoized } from '../util/memo.ts';
 import { decodeEntities } from '../util/entities.ts';
-import { compileHtmlToText, type HtmlToTextSelector } from './vendor.ts';
+import { compileHtmlToText, type HtmlToTextOptions, type HtmlToTextSelector } from './vendor.ts';
 
 /**
  * Text fields of a VEVENT from the site's HTML. The site returns `title` through `the_title`
@@ -16,8 +16,14 @@ const HEADINGS: HtmlToTextSelector[] = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map(
   options: { uppercase: false },
 }));
 
+// html-to-text converts only what is inside `<body>` when there is one (its default base element),
+// so a description with text before or after a `<body>` tag lost that text. A description is a
+// fragment of the site's content, not a document: the whole of it is converted.
+const WHOLE: HtmlToTextOptions['baseElements'] = { selectors: [], returnDomByDefault: true };
+
 const toPlain = compileHtmlToText({
   wordwrap: false,
+  baseElements: WHOLE,
   selectors: [
     ...HEADINGS,
     { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
@@ -29,6 +35,7 @@ const toPlain = compileHtmlToText({
 
 const toInline = compileHtmlToText({
   wordwrap: false,
+  baseElements: WHOLE,
   selectors: [
     ...HEADINGS,
     { selector: 'a', options: { ignoreHref: true } },

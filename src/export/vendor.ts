@@ -19,6 +19,7 @@ export interface HtmlToTextOptions {
   preserveNewlines?: boolean;
   selectors?: HtmlToTextSelector[];
   decodeEntities?: boolean;
+  baseElements?: { selectors?: string[]; returnDomByDefault?: boolean };
 }
 
 export const compileHtmlToText = (require('html-to-text') as {
