@@ -1,9 +1,9 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import type { RejectRow } from '../src/runs/import-csv.ts';
-import { writeRejectsCsv } from '../src/sources/csv/index.ts';
+import { rejectsWidth, writeRejectsCsv } from '../src/sources/csv/index.ts';
 import type { ReportJson } from '../src/report/report.ts';
 
 /**
@@ -27,7 +27,9 @@ export async function spoolChunkRejects(dataDir: string, runId: string, chunk: n
   if (rows.length === 0) return void (await rm(file, { force: true }));
   await mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, JSON.stringify(rows));
+  // The part's width on a line of its own ahead of its rows: the finish job needs every part's
+  // width before it writes the header, and reads it without parsing the rows.
+  await writeFile(tmp, `${JSON.stringify({ width: rejectsWidth(rows) })}\n${JSON.stringify(rows)}`);
   await rename(tmp, file);
 }
 
@@ -45,6 +47,10 @@ export async function assembleRejects(
 ): Promise<string | undefined> {
   const file = rejectsFileOf(dataDir, runId);
   await mkdir(path.dirname(file), { recursive: true });
+  // Every row is padded to the widest row of the whole run, so `line` and `reason` sit under
+  // their header in every chunk (padding each chunk to its own widest row shifted them).
+  let width = 0;
+  for (let i = 0; i < chunks; i++) width = Math.max(width, (await partWidth(partOf(dataDir, runId, i))) ?? rejectsWidth(await fallback(i)));
   const tmp = `${file}.${process.pid}.tmp`;
   const out = createWriteStream(tmp);
   let written = 0;
@@ -53,9 +59,7 @@ export async function assembleRejects(
       const rows = (await readPart(partOf(dataDir, runId, i))) ?? (await fallback(i));
       if (rows.length === 0) continue;
       rows.sort((a, b) => a.line - b.line);
-      const text = writeRejectsCsv(rows, csv.headers, csv.delimiter);
-      // writeRejectsCsv renders BOM + header + rows; the file gets the header once.
-      const body = written === 0 ? text : stripHeader(text, rows, csv);
+      const body = writeRejectsCsv(rows, csv.headers, csv.delimiter, { width, header: written === 0 });
       if (!out.write(body)) await once(out, 'drain');
       written += rows.length;
     }
@@ -71,18 +75,31 @@ export async function assembleRejects(
 
 async function readPart(file: string): Promise<RejectRow[] | undefined> {
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as RejectRow[];
+    const text = await readFile(file, 'utf8');
+    // `{"width":N}` then the rows; a part spooled before widths were recorded is the rows alone.
+    return JSON.parse(text.startsWith('{') ? text.slice(text.indexOf('\n') + 1) : text) as RejectRow[];
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
 }
 
-/** The rows of a rendered rejects CSV without its BOM and header (same width as the rows were padded to). */
-function stripHeader(text: string, rows: RejectRow[], csv: { headers: string[]; delimiter: string }): string {
-  const width = rows.reduce((w, r) => Math.max(w, r.raw.length), csv.headers.length);
-  const header = writeRejectsCsv([], [...csv.headers, ...new Array<string>(width - csv.headers.length).fill('')], csv.delimiter).replace(/\r\n$/, '');
-  return text.startsWith(header) ? text.slice(header.length).replace(/^\r\n/, '') : text;
+/** A part's width from its first line (a few bytes read), or undefined when there is no part. */
+async function partWidth(file: string): Promise<number | undefined> {
+  const fh = await open(file, 'r').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (!fh) return undefined;
+  try {
+    const { buffer, bytesRead } = await fh.read(Buffer.alloc(64), 0, 64, 0);
+    const head = buffer.toString('latin1', 0, bytesRead);
+    const end = head.indexOf('\n');
+    if (head.startsWith('{') && end > 0) return (JSON.parse(head.slice(0, end)) as { width: number }).width;
+  } finally {
+    await fh.close();
+  }
+  return rejectsWidth((await readPart(file)) ?? []);
 }
 
 /**

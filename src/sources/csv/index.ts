@@ -11,5 +11,5 @@
 export { CsvRefusedError } from './errors.ts';
 export { inspectCsv, shortRowsWarning } from './inspect.ts';
 export { readCsv, readCsvBatches } from './read.ts';
-export { writeRejectsCsv } from './rejects.ts';
+export { rejectsWidth, writeRejectsCsv } from './rejects.ts';
 export type { CsvInspection, CsvItem, CsvKind, CsvOptions } from './types.ts';
