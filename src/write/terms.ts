@@ -29,6 +29,37 @@ export function sameSiteName(siteName: string, typed: string): boolean {
   return fold(siteName) === fold(typed);
 }
 
+/**
+ * Bounds on the terms a source can make a run create. Each new term costs a request, and a feed
+ * names terms for nothing: one VEVENT with 9,000 CATEGORIES in a 90 KB feed sent 9,007 requests.
+ * Real feeds name a few per event (at most 3 in the test corpus), so the bounds are far above that:
+ * - per event and taxonomy, the first `perEvent` terms are kept, and a name longer than the site's
+ *   term name column (`wp_terms.name`, 200 characters) is left out; the event is written with the
+ *   rest and its report item says what was left out;
+ * - per run (one writer: an import, a CSV chunk job, a sync language), at most `newPerRun` terms
+ *   are created; each one past it is a failed item, and its events are written without it. The
+ *   next run creates the next ones.
+ */
+export const TERM_LIMITS = { perEvent: 50, nameLength: 200, newPerRun: 1000 } as const;
+
+const fits = (d: TermDraft) => d.name.length <= TERM_LIMITS.nameLength;
+
+/** An event's terms of one taxonomy within the per-event bounds (the same array when all fit). */
+export function keptTerms(drafts: readonly TermDraft[]): readonly TermDraft[] {
+  if (drafts.length <= TERM_LIMITS.perEvent && drafts.every(fits)) return drafts;
+  return drafts.filter(fits).slice(0, TERM_LIMITS.perEvent);
+}
+
+/** What keptTerms leaves out of an event's terms, as a note for its report item. */
+export function droppedTermsNote(tax: Taxonomy, drafts: readonly TermDraft[]): string | undefined {
+  const kept = keptTerms(drafts);
+  if (kept === drafts) return undefined;
+  const long = drafts.length - drafts.filter(fits).length;
+  const over = drafts.length - long - kept.length;
+  const what = [...(over ? [`${over} beyond the first ${TERM_LIMITS.perEvent}`] : []), ...(long ? [`${long} longer than ${TERM_LIMITS.nameLength} characters`] : [])];
+  return `written without ${tax}: ${what.join(', ')} (the limits per event)`;
+}
+
 /** A description worth sending: the site refuses `""` (and PHP-empty `"0"`) with a 400. */
 function termText(s: string | undefined): string | undefined {
   return s !== undefined && s.trim() !== '' && s !== '0' ? s : undefined;
@@ -75,6 +106,8 @@ export class TermResolver {
   private readonly index: Partial<Record<Taxonomy, Promise<TermIndex>>> = {};
   private readonly pending = new Settled<number | undefined>();
   private dryRunIds = -1;
+  /** Terms this run has created or tried to (dry runs included, so they predict the limit). */
+  private creations = 0;
 
   constructor(client: CalendarClient, opts: TermResolverOptions) {
     this.client = client;
@@ -105,9 +138,10 @@ export class TermResolver {
     await Promise.all(taxonomies.map((tax) => this.load(tax).catch(() => undefined)));
   }
 
-  async resolveAll(tax: Taxonomy, drafts: TermDraft[]): Promise<number[]> {
+  /** An event's term ids, within the per-event bounds (keptTerms). */
+  async resolveAll(tax: Taxonomy, drafts: readonly TermDraft[]): Promise<number[]> {
     const ids: number[] = [];
-    for (const d of drafts) {
+    for (const d of keptTerms(drafts)) {
       const id = await this.resolve(tax, d);
       if (id !== undefined) ids.push(id);
     }
@@ -139,9 +173,9 @@ export class TermResolver {
   }
 
   /** The ids of terms already resolved in this run, as resolveAll gives them; UNSETTLED if any is not yet. */
-  resolvedNow(tax: Taxonomy, drafts: TermDraft[]): number[] | typeof UNSETTLED {
+  resolvedNow(tax: Taxonomy, drafts: readonly TermDraft[]): number[] | typeof UNSETTLED {
     const ids: number[] = [];
-    for (const d of drafts) {
+    for (const d of keptTerms(drafts)) {
       const id = this.pending.now(this.keyOf(tax, d));
       if (id === UNSETTLED) return UNSETTLED;
       if (id !== undefined) ids.push(id);
@@ -216,6 +250,12 @@ export class TermResolver {
       this.opts.report.add({ kind: tax, slug: label, outcome: 'skipped', reason: `"${d.name}" does not exist on the site and term creation is off (--no-create-terms); events are written without it` });
       return undefined;
     }
+    if (this.creations >= TERM_LIMITS.newPerRun) {
+      const reason = `not created: this run already created ${TERM_LIMITS.newPerRun} categories and tags, the most one run may; events are written without "${d.name}", and the next run creates it`;
+      this.opts.report.add({ kind: tax, slug: label, outcome: 'failed', reason });
+      return undefined;
+    }
+    this.creations++;
     const parent = await this.parentOf(tax, d);
     if (this.opts.dryRun) {
       const id = this.dryRunIds--;

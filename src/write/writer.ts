@@ -10,7 +10,7 @@ import { draftSlug, type DraftKey, type DraftKeys } from './draft-keys.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
 import type { ItemKind, RunReport } from '../report/report.ts';
-import { TermResolver, type Taxonomy } from './terms.ts';
+import { droppedTermsNote, keptTerms, TermResolver, type Taxonomy } from './terms.ts';
 import { SiteIndex, spanOf } from './site-index.ts';
 import { retireVanished, type RetireOptions } from './retire.ts';
 import { InlineClaim, type Link } from './inline.ts';
@@ -340,6 +340,10 @@ export class SiteWriter {
   /** Resolved links as ids, notes for links that failed, and (inline) the claims still to be created. */
   private assemble(d: EventLinkDrafts, categories: number[], tags: number[], venueLink: Link, organizerLinks: Link[]): ResolvedLinks {
     const notes: string[] = [];
+    for (const tax of ['categories', 'tags'] as const) {
+      const dropped = droppedTermsNote(tax, d[tax]);
+      if (dropped) notes.push(dropped);
+    }
     let venue: number | undefined;
     let venueClaim: InlineClaim | undefined;
     if (d.venue) {
@@ -673,7 +677,7 @@ export class SiteWriter {
 
 /** An event's categories and tags, as TermResolver.resolveEach takes them. */
 function termsOf(d: EventLinkDrafts): Array<readonly [Taxonomy, TermDraft]> {
-  return [...d.categories.map((t) => ['categories', t] as const), ...d.tags.map((t) => ['tags', t] as const)];
+  return [...keptTerms(d.categories).map((t) => ['categories', t] as const), ...keptTerms(d.tags).map((t) => ['tags', t] as const)];
 }
 
 /** An inline create's claims: those it carries itself, and the ids of those other events created. */
