@@ -25,6 +25,22 @@ function failure(ctx: RowContext, cells: string[], line: number, reason: string)
   return { ok: false, failure: { kind: ITEM_KIND[ctx.kind], origin: { source: ctx.sourceName, line }, reason, raw: cells } };
 }
 
+/** Excel's and LibreOffice's column limit: a row with more fields is not a spreadsheet's row. */
+export const MAX_ROW_FIELDS = 16_384;
+
+/**
+ * A row wider than any spreadsheet (a file of 45 M commas is one row of 45 M fields): failed,
+ * naming its line, with only its first `width` cells kept. Kept whole, its cells went into the
+ * chunk (Redis, for a queued run), the run's rejected rows and the rejects file, where every
+ * rejected row was padded to its width.
+ */
+export function tooWideRow(ctx: RowContext, cells: string[], line: number): { raw: string[]; result: Normalized<AnyDraft> } | undefined {
+  if (cells.length <= MAX_ROW_FIELDS) return undefined;
+  const raw = cells.slice(0, ctx.width);
+  const reason = `row: has ${cells.length} fields, more than ${MAX_ROW_FIELDS} (no spreadsheet has more columns); only its first ${ctx.width} are kept`;
+  return { raw, result: failure(ctx, raw, line, reason) };
+}
+
 /** zod issues → `<column>: <message>`, naming the column the field came from. */
 function zodReason(row: Row<string>, error: z.ZodError): string {
   const fieldOf: Record<string, string> = { organizers: 'organizer', start_date: 'start_date', end_date: 'end_date' };

@@ -5,7 +5,7 @@ import { CsvRefusedError } from './errors.ts';
 import { columnLabels, resolveColumn } from './headers.ts';
 import { checkOptions, openChecked } from './inspect.ts';
 import { isBlank, type RawRecord } from './parse.ts';
-import { normalizeRow } from './normalize.ts';
+import { normalizeRow, tooWideRow } from './normalize.ts';
 import { ITEM_KIND, makeRowContext, type RowContext } from './row.ts';
 import type { AnyDraft, CsvInspection, CsvItem, CsvOptions } from './types.ts';
 
@@ -79,7 +79,13 @@ export async function* readCsvBatches(
     for await (const batch of rs.batches) {
       const items: CsvItem[] = [];
       for (const rec of batch) {
-        if (rec.line <= inspection.headerLine || isBlank(rec.fields)) continue;
+        if (rec.line <= inspection.headerLine) continue;
+        const wide = tooWideRow(ctx, rec.fields, rec.line);
+        if (wide) {
+          items.push({ line: rec.line, ...wide });
+          continue;
+        }
+        if (isBlank(rec.fields)) continue;
         let result = normalizeRow(ctx, rec.fields, rec.line);
         if (result.ok) {
           const earlier = seen.firstSeen(result.draft.identity, rec.line);
