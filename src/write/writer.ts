@@ -9,7 +9,7 @@ import { eventBody, eventFingerprint, linkKey, linkKeyOf, type EventBody, type E
 import { draftSlug, type DraftKey, type DraftKeys } from './draft-keys.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
-import type { ItemKind, RunReport } from '../report/report.ts';
+import { originRef, type ItemKind, type RunReport } from '../report/report.ts';
 import { droppedTermsNote, keptTerms, TermResolver, type Taxonomy } from './terms.ts';
 import { SiteIndex, spanOf } from './site-index.ts';
 import { retireVanished, type RetireOptions } from './retire.ts';
@@ -118,6 +118,7 @@ export class SiteWriter {
   readonly seen = new Set<string>();
   readonly cancelled = new Set<string>();
   private readonly firstOrigin = new Map<string, Origin>();
+  private termLimitWarnings = 0;
   private readonly primed = new Map<string, LedgerEntry | null>();
   /**
    * The ledger's event entries as prime() got them (before this run wrote any), and the entries this
@@ -231,7 +232,10 @@ export class SiteWriter {
     const live: EventDraft[] = [];
     for (const it of items) {
       if (!it.ok) report.add({ kind: failureKind(it.failure), outcome: 'failed', reason: it.failure.reason, origin: it.failure.origin });
-      else if (this.admit(this.slugOf(it.draft), it.draft.origin, it.draft.cancelled)) live.push(it.draft);
+      else if (this.admit(this.slugOf(it.draft), it.draft.origin, it.draft.cancelled)) {
+        live.push(it.draft);
+        this.warnTermLimits(it.draft);
+      }
     }
     await this.linked.prime(live.flatMap((d) => (d.venue ? [d.venue] : [])), live.flatMap((d) => d.organizers));
     const out = new Array<PlannedEvent>(live.length);
@@ -280,6 +284,20 @@ export class SiteWriter {
     const entry = this.primed.get(key.slug);
     if (!entry || entry.shape !== key.shape || entry.lids !== linkKeyOf(ids)) return undefined;
     return { slug: key.slug, origin: d.origin, untouched: entry.id };
+  }
+
+  /**
+   * A warning naming an event whose terms exceed the limits per event (src/write/terms.ts), for the
+   * first few such events of the run; its report line says what was left out either way.
+   */
+  private warnTermLimits(d: EventDraft): void {
+    const dropped = [droppedTermsNote('categories', d.categories), droppedTermsNote('tags', d.tags)].filter((n) => n !== undefined);
+    if (dropped.length === 0 || ++this.termLimitWarnings > MAX_TERM_LIMIT_WARNINGS + 1) return;
+    this.o.report.warn(
+      this.termLimitWarnings > MAX_TERM_LIMIT_WARNINGS
+        ? `more events exceed the term limits per event; each one's report line (--json) says what was left out`
+        : `${originRef(d.origin)}: ${dropped.join('; ')}`,
+    );
   }
 
   /**
@@ -674,6 +692,9 @@ export class SiteWriter {
     }
   }
 }
+
+/** Events named in a warning for exceeding the terms limits, before one line stands for the rest. */
+const MAX_TERM_LIMIT_WARNINGS = 10;
 
 /** An event's categories and tags, as TermResolver.resolveEach takes them. */
 function termsOf(d: EventLinkDrafts): Array<readonly [Taxonomy, TermDraft]> {

@@ -53,6 +53,8 @@ describe('regression: term amplification (one VEVENT with N CATEGORIES created N
     expect(r.requests!.total).toBeLessThan(100);
     const event = r.items.find((i) => i.kind === 'events');
     expect(event?.reason).toBe('written without categories: 2950 beyond the first 50, 1 longer than 200 characters (the limits per event)');
+    // What the CLI prints: a warning naming the event.
+    expect(r.warnings).toEqual([`${path.join(dir, 'many.ics')}:4: written without categories: 2950 beyond the first 50, 1 longer than 200 characters (the limits per event)`]);
   });
 
   it(`a run creates at most ${TERM_LIMITS.newPerRun} new terms; the rest are failed items naming the limit, their events still written`, { timeout: 120_000 }, async () => {
