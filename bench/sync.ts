@@ -29,7 +29,10 @@ export async function seedSource(src: SandboxProcess, events: number): Promise<v
  * workers offer (`worker.concurrency.sync` per process).
  */
 async function pageJobs(queue: Queue, plannerId: string) {
-  const jobs = (await queue.getJobs(['completed'], 0, -1)).filter((j) => j.name === 'sync-page' && String(j.id).includes(plannerId.replace(/[^A-Za-z0-9_-]/g, '-')));
+  // The run's jobs are named `sync-<planner id>-…` (jobs/sync-payload.ts): matched by that prefix,
+  // not by the id anywhere in the name, which also matched other runs' pages (`sync-1-en-page-2`).
+  const ofRun = (id: string | undefined) => String(id).startsWith(`sync-${plannerId.replace(/[^A-Za-z0-9_-]/g, '-')}-`);
+  const jobs = (await queue.getJobs(['completed'], 0, -1)).filter((j) => j.name === 'sync-page' && ofRun(j.id));
   const spans = jobs.map((j) => ({ from: j.processedOn ?? 0, to: j.finishedOn ?? 0 }));
   const busy = spans.reduce((s, x) => s + (x.to - x.from), 0);
   const wall = spans.length ? Math.max(...spans.map((x) => x.to)) - Math.min(...spans.map((x) => x.from)) : 0;
@@ -37,7 +40,7 @@ async function pageJobs(queue: Queue, plannerId: string) {
   const planner = all.find((j) => j.id === plannerId);
   const t0 = planner?.timestamp ?? 0;
   const at = (n?: number) => (n ? n - t0 : undefined);
-  const timeline = Object.fromEntries(all.filter((j) => j.name !== 'sync-page' && (j.id === plannerId || String(j.id).includes(plannerId.replace(/[^A-Za-z0-9_-]/g, '-')))).map((j) => [j.name, [at(j.processedOn), at(j.finishedOn)]]));
+  const timeline = Object.fromEntries(all.filter((j) => j.name !== 'sync-page' && (j.id === plannerId || ofRun(j.id))).map((j) => [j.name, [at(j.processedOn), at(j.finishedOn)]]));
   timeline.pages = [Math.min(...spans.map((x) => x.from)) - t0, Math.max(...spans.map((x) => x.to)) - t0];
   return { count: jobs.length, meanMs: jobs.length ? busy / jobs.length : 0, writeWallMs: wall, inParallel: wall ? busy / wall : 0, timeline };
 }
