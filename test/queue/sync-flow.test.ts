@@ -61,10 +61,12 @@ describe('sync-site as a BullMQ flow across worker processes', () => {
     const workers: WorkerProcess[] = [spawn()];
     try {
       const planner = await queue.add('sync-site', { sync: 'copy' }, { attempts: 3 });
-      const doneBefore = await waitFor('4 written pages', async () => {
+      // Killed while a page is being written, so the kill cuts one off.
+      const doneBefore = await waitFor('4 written pages and one being written', async () => {
         const done = (await queue.getCompleted(0, -1)).filter((j) => j.name === 'sync-page');
-        return done.length >= 4 && done;
+        return done.length >= 4 && (await queue.getActive()).some((j) => j.name === 'sync-page') && done;
       }, 60_000, 20);
+      const killedAt = Date.now();
       await workers[0]!.kill('SIGKILL');
       const finishedAt = new Map(doneBefore.map((j) => [j.id, j.finishedOn]));
       // Two workers take over, sharing the remaining pages.
@@ -82,7 +84,8 @@ describe('sync-site as a BullMQ flow across worker processes', () => {
       // At least one page was cut off by the kill and recovered as stalled; the workers that
       // took over both wrote pages.
       expect(pages.some((j) => j.stalledCounter > 0)).toBe(true);
-      const after = pages.filter((j) => !finishedAt.has(j.id));
+      // (started after the kill: a page the killed worker finished between the check above and the kill is its own)
+      const after = pages.filter((j) => (j.processedOn ?? 0) >= killedAt);
       expect(new Set(after.map((j) => j.processedBy)).size).toBe(2);
 
       for (const lang of LANGS) expect(state(target, lang), lang).toEqual(state(clean, lang));
