@@ -141,7 +141,7 @@ async function closeWorkers(workers: Worker[], redis: Redis, metrics: MetricsRec
     // jobs. Aborting their signals is what ends them (processJob puts them back in the queue).
     for (const w of workers) w.cancelAllJobs(CUT_OFF);
     abandoned = await outlasts(graceful, CUT_OFF_GRACE_MS);
-    if (abandoned) log.error({ graceMs: CUT_OFF_GRACE_MS }, 'a job ignored the cut-off; it is taken over by another worker once its lock lapses');
+    if (abandoned) log.error({ graceMs: CUT_OFF_GRACE_MS }, 'the workers did not close after the cut-off (a job ignored it, or Redis is unreachable); the process ends, and a job left running is taken over once its lock lapses');
   }
   // What the last jobs counted, before the connection goes; not waiting on a Redis that is gone
   // (this connection queues commands until it is back).
