@@ -218,12 +218,17 @@ export async function embeddedRedis(dataDir: string, opts: { binary?: string } =
   return withFileLock(lock, async () => {
     const again = await findEmbeddedRedis(dataDir);
     if (again) return { url: again, started: false, release: () => releaseIfLast(again, dataDir) };
-    const state = await spawnEmbedded(dir, readState(embeddedStateFile(dataDir)), opts.binary);
+    const dead = readState(embeddedStateFile(dataDir));
+    const state = await spawnEmbedded(dir, dead, opts.binary);
     const file = embeddedStateFile(dataDir);
     writeFileSync(`${file}.tmp`, JSON.stringify(state), { mode: 0o600 });
     renameSync(`${file}.tmp`, file);
     const url = urlOf(state);
-    return { url, started: true, release: () => releaseIfLast(url, dataDir) };
+    // Back where a dead server was: the commands it died under reconnect within their backoff
+    // (a second or two), perhaps after this one leaves, so leaving must not shut it down again.
+    // The last of them to leave does.
+    const revived = dead !== undefined && state.port === dead.port;
+    return { url, started: true, release: revived ? async () => undefined : () => releaseIfLast(url, dataDir) };
   });
 }
 

@@ -100,7 +100,6 @@ describe('the embedded Redis of a data directory', () => {
     // A worker's connection: it retries its URL for as long as it runs.
     const worker = new Redis(first.url, { maxRetriesPerRequest: null, retryStrategy: () => 100 });
     worker.on('error', () => undefined);
-    let again: Awaited<ReturnType<typeof embeddedRedis>> | undefined;
     try {
       await worker.set('calsync-emb-kill-probe', 'kept');
       // Killed without release (kill -9, OOM): its state file stays behind, naming a dead pid.
@@ -108,15 +107,21 @@ describe('the embedded Redis of a data directory', () => {
       process.kill(pid, 'SIGKILL');
       while (await findEmbeddedRedis(dir)) await sleep(50);
       // The next command (`calsync runs`, a second worker) starts it again from the AOF...
-      again = await embeddedRedis(dir);
+      const again = await embeddedRedis(dir);
       expect(again.started).toBe(true);
-      // ...where the running worker looks for it.
+      // ...where the running worker looks for it...
       expect(again.url).toBe(first.url);
+      // ...and leaves it running as it ends, though the worker may not have reconnected yet.
+      await again.release();
+      expect(await findEmbeddedRedis(dir)).toBe(first.url);
       expect(await worker.get('calsync-emb-kill-probe')).toBe('kept');
     } finally {
       worker.disconnect();
       await sleep(100);
-      await again?.release();
+      // The last one out shuts it down.
+      await (await embeddedRedis(dir)).release();
     }
+    await sleep(300);
+    expect(await findEmbeddedRedis(dir)).toBeUndefined();
   });
 });
