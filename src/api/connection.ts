@@ -13,6 +13,11 @@ export interface SiteConnection {
    * site's variable), so a refusal can say what to fix; never the secret itself.
    */
   auth?: { kind: 'basic'; user: string; password: string; from?: string } | { kind: 'bearer'; token: string; from?: string };
+  /**
+   * Where the site was named, for a message that says what to fix: a config site's name (its
+   * `restRoot` and `namespace` are in the config); absent for `--site URL`.
+   */
+  configName?: string;
   /** Default `ml_language` for every call; a call's `lang` overrides it. */
   language?: Language;
   /** undici Pool connection cap (default 8). */

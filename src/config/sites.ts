@@ -98,7 +98,7 @@ function fromSiteConfig(s: SiteConfig, env: NodeJS.ProcessEnv, namespace?: strin
   return {
     key: s.name,
     name: s.name,
-    connection: { restRoot: s.restRoot.replace(/\/+$/, ''), namespace: namespace ?? s.namespace, auth, connections: s.concurrency },
+    connection: { restRoot: s.restRoot.replace(/\/+$/, ''), namespace: namespace ?? s.namespace, auth, connections: s.concurrency, configName: s.name },
     languages: s.languages,
     concurrency: s.concurrency,
     requestsPerSecond: s.requestsPerSecond,

@@ -54,6 +54,16 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   });
 }
 
+/** True when nothing listens on `port` of `host` (we could bind it). */
+function portFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
+  });
+}
+
 function findBinary(explicit?: string): string {
   const bin = explicit ?? process.env.REDIS_SERVER_BIN ?? 'redis-server';
   try {
@@ -208,18 +218,29 @@ export async function embeddedRedis(dataDir: string, opts: { binary?: string } =
   return withFileLock(lock, async () => {
     const again = await findEmbeddedRedis(dataDir);
     if (again) return { url: again, started: false, release: () => releaseIfLast(again, dataDir) };
-    const state = await spawnEmbedded(dir, opts.binary);
+    const dead = readState(embeddedStateFile(dataDir));
+    const state = await spawnEmbedded(dir, dead, opts.binary);
     const file = embeddedStateFile(dataDir);
     writeFileSync(`${file}.tmp`, JSON.stringify(state), { mode: 0o600 });
     renameSync(`${file}.tmp`, file);
     const url = urlOf(state);
-    return { url, started: true, release: () => releaseIfLast(url, dataDir) };
+    // Back where a dead server was: the commands it died under reconnect within their backoff
+    // (a second or two), perhaps after this one leaves, so leaving must not shut it down again.
+    // The last of them to leave does.
+    const revived = dead !== undefined && state.port === dead.port;
+    return { url, started: true, release: revived ? async () => undefined : () => releaseIfLast(url, dataDir) };
   });
 }
 
-async function spawnEmbedded(dir: string, binary?: string): Promise<EmbeddedState> {
-  const port = await freePort();
-  const password = randomBytes(24).toString('hex');
+/**
+ * A server that died without being released (killed, crashed, OOM) comes back where the commands
+ * still running look for it: the same port and password, which their clients keep retrying, so a
+ * worker and `serve` carry on by themselves once any command has started it again.
+ */
+async function spawnEmbedded(dir: string, dead: EmbeddedState | undefined, binary?: string): Promise<EmbeddedState> {
+  const reuse = dead !== undefined && (await portFree(dead.port));
+  const port = reuse ? dead.port : await freePort();
+  const password = reuse ? dead.password : randomBytes(24).toString('hex');
   const child = await launchRedis({ binary, port, password, args: ['--dir', dir, '--appendonly', 'yes'], detached: true }).catch((e: Error) => {
     throw new RedisUnavailableError(`${e.message} while starting the embedded Redis in ${dir}`);
   });

@@ -32,8 +32,11 @@ export interface WorkerOptions {
 export interface RunningWorkers {
   workers: Worker[];
   deps: JobDeps;
-  /** Stop taking jobs, let running ones finish up to `timeoutMs`, then cut them off (they are retried). */
-  close(timeoutMs?: number): Promise<void>;
+  /**
+   * Stop taking jobs, let running ones finish up to `timeoutMs`, then cut them off (they are
+   * retried). Resolves `true` when a job did not stop when cut off: the caller ends the process.
+   */
+  close(timeoutMs?: number): Promise<boolean>;
 }
 
 /** BullMQ's reason when a job was taken over more than maxStalledCount times (its worker kept dying). */
@@ -116,19 +119,35 @@ function startWorker(ctx: WorkerContext, q: QueueName, prefix: string, workerNam
   return w;
 }
 
-async function closeWorkers(workers: Worker[], redis: Redis, metrics: MetricsRecorder, log: Logger, timeoutMs: number): Promise<void> {
+/** The reason a worker's shutdown gives the running jobs it cuts off (their processors' abort signal). */
+const CUT_OFF = 'cut off by the worker\'s shutdown timeout';
+/** How long jobs get to end after their signals were aborted, before the worker stops waiting for them. */
+const CUT_OFF_GRACE_MS = 5_000;
+
+/** True when `p` is still pending after `ms`. */
+async function outlasts(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return Promise.race([p.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), ms).unref())]);
+}
+
+/** Resolves `true` when a job ignored the cut-off and was left running: only ending the process stops it. */
+async function closeWorkers(workers: Worker[], redis: Redis, metrics: MetricsRecorder, log: Logger, timeoutMs: number): Promise<boolean> {
   // worker.close() waits for active jobs with no timeout and can hang when Redis is gone
-  // (bullmq #4656): race it against a timer, then force.
+  // (bullmq #4656): race it against a timer, then cut the jobs off.
   const graceful = Promise.all(workers.map((w) => w.close()));
-  const timedOut = await Promise.race([graceful.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), timeoutMs).unref())]);
-  if (timedOut) {
+  let abandoned = false;
+  if (await outlasts(graceful, timeoutMs)) {
     log.warn({ timeoutMs }, 'jobs still running at the shutdown timeout; cutting them off (they will be retried)');
-    await Promise.all(workers.map((w) => w.close(true).catch(() => undefined)));
+    // Not close(true): once close() has started it returns that same close, which waits for the
+    // jobs. Aborting their signals is what ends them (processJob puts them back in the queue).
+    for (const w of workers) w.cancelAllJobs(CUT_OFF);
+    abandoned = await outlasts(graceful, CUT_OFF_GRACE_MS);
+    if (abandoned) log.error({ graceMs: CUT_OFF_GRACE_MS }, 'the workers did not close after the cut-off (a job ignored it, or Redis is unreachable); the process ends, and a job left running is taken over once its lock lapses');
   }
   // What the last jobs counted, before the connection goes; not waiting on a Redis that is gone
   // (this connection queues commands until it is back).
   await Promise.race([metrics.flush(), new Promise((r) => setTimeout(r, 1000).unref())]);
   redis.disconnect();
+  return abandoned;
 }
 
 type Processor = (job: Job, token?: string, signal?: AbortSignal) => Promise<unknown>;
@@ -174,7 +193,7 @@ async function processJob(ctx: WorkerContext, job: Job, token?: string, signal?:
     await recordSuccess(ctx, job, name, result, started);
     return result;
   } catch (err) {
-    return failed(ctx, { job, def, name, started, token }, err);
+    return failed(ctx, { job, def, name, started, token, cutOff: signal?.aborted === true && signal.reason === CUT_OFF }, err);
   }
 }
 
@@ -196,6 +215,8 @@ interface Attempt {
   name: string;
   started: number;
   token?: string;
+  /** The worker's shutdown aborted it: not a failure of the run. */
+  cutOff?: boolean;
 }
 
 /** A run that threw: delayed when its source is locked, else counted, recorded when final, and rethrown. */
@@ -208,6 +229,13 @@ async function failed(ctx: WorkerContext, a: Attempt, err: unknown): Promise<nev
     // or counting towards the auto-pause.
     ctx.o.log.info({ jobId: job.id, name: a.name }, err.message);
     await job.moveToDelayed(Date.now() + 2000 + Math.floor(Math.random() * 2000), a.token);
+    throw new DelayedError();
+  }
+  if (a.cutOff && a.token) {
+    // Cut off by this worker's shutdown: the next worker runs it, as a rerun (writes are upserts
+    // checked against the ledger), without spending an attempt or recording a failed run.
+    ctx.o.log.info({ jobId: job.id, name: a.name }, 'cut off at shutdown; put back in the queue');
+    await job.moveToDelayed(Date.now(), a.token);
     throw new DelayedError();
   }
   ctx.metrics.inc(METRIC_KEYS.jobs, { kind: job.name, outcome: 'failed' });

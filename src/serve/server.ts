@@ -85,17 +85,25 @@ function mountMetrics(app: express.Express, queues: Queues, feedCounters: Map<st
   });
 }
 
+/** How long /healthz waits for Redis before it answers 503. */
+const HEALTH_TIMEOUT_MS = 2_000;
+
 function mountHealth(app: express.Express, o: ServeOptions, queues: Queues): void {
-  app.get('/healthz', async (_req, res) => {
-    let redisOk = false;
+  const probe = async (): Promise<{ redisOk: boolean; workers: number }> => {
+    const redisOk = (await o.redis.ping()) === 'PONG';
     let workers = 0;
-    try {
-      redisOk = (await o.redis.ping()) === 'PONG';
-      for (const q of Object.values(queues)) workers += (await q.getWorkers()).length;
-    } catch {
-      redisOk = false;
-    }
-    res.status(redisOk ? 200 : 503).json({ status: redisOk ? 'ok' : 'redis unreachable', redis: redisOk, workers });
+    for (const q of Object.values(queues)) workers += (await q.getWorkers()).length;
+    return { redisOk, workers };
+  };
+  app.get('/healthz', async (_req, res) => {
+    // The connections retry forever and queue commands while Redis is down (maxRetriesPerRequest:
+    // null), so an unbounded PING would leave the health check without an answer for the outage.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), HEALTH_TIMEOUT_MS)));
+    const got = await Promise.race([probe().catch(() => undefined), late]);
+    clearTimeout(timer);
+    const redisOk = got?.redisOk === true;
+    res.status(redisOk ? 200 : 503).json({ status: redisOk ? 'ok' : 'redis unreachable', redis: redisOk, workers: got?.workers ?? 0 });
   });
 }
 

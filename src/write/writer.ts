@@ -218,8 +218,9 @@ export class SiteWriter {
     try {
       await this.writePlanned(planned);
     } finally {
-      // A claim whose events all failed before writing is still created, as it always was.
-      for (const p of planned) if ('pending' in p) for (const c of claimsOf(p.pending)) if (!c.taken) await this.linked.concrete(c);
+      // A claim whose events all failed before writing is still created, as it always was; not
+      // in a cancelled run, which must stop writing (its rerun creates what its events need).
+      if (!this.o.signal?.aborted) for (const p of planned) if ('pending' in p) for (const c of claimsOf(p.pending)) if (!c.taken) await this.linked.concrete(c);
     }
   }
 
@@ -435,6 +436,9 @@ export class SiteWriter {
     // carries the next event to the site instead of idling for a whole request. The claims an
     // event carries itself are taken as it is dispatched (in plan order), before that wait.
     await mapConcurrent(rest, 2 * this.o.concurrency, async (p) => {
+      // A cancelled run (a worker's shutdown) stops at the next write, not at the end of a batch
+      // that may hold the whole feed; what was written is in the ledger, a rerun does the rest.
+      this.o.signal?.throwIfAborted();
       const entry = known.get(p.slug);
       const mine = this.takeInline(p, entry);
       const inline = mine && { mine, ids: await othersClaims(p, mine) };

@@ -1,4 +1,4 @@
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -93,5 +93,35 @@ describe('the embedded Redis of a data directory', () => {
       client.disconnect();
       await local.stop();
     }
+  });
+  it('regression: an embedded Redis killed under a running worker came back on a new port and password, so the worker and serve never reconnected', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'calsync-emb-'));
+    const first = await embeddedRedis(dir);
+    // A worker's connection: it retries its URL for as long as it runs.
+    const worker = new Redis(first.url, { maxRetriesPerRequest: null, retryStrategy: () => 100 });
+    worker.on('error', () => undefined);
+    try {
+      await worker.set('calsync-emb-kill-probe', 'kept');
+      // Killed without release (kill -9, OOM): its state file stays behind, naming a dead pid.
+      const pid = (JSON.parse(readFileSync(embeddedStateFile(dir), 'utf8')) as { pid: number }).pid;
+      process.kill(pid, 'SIGKILL');
+      while (await findEmbeddedRedis(dir)) await sleep(50);
+      // The next command (`calsync runs`, a second worker) starts it again from the AOF...
+      const again = await embeddedRedis(dir);
+      expect(again.started).toBe(true);
+      // ...where the running worker looks for it...
+      expect(again.url).toBe(first.url);
+      // ...and leaves it running as it ends, though the worker may not have reconnected yet.
+      await again.release();
+      expect(await findEmbeddedRedis(dir)).toBe(first.url);
+      expect(await worker.get('calsync-emb-kill-probe')).toBe('kept');
+    } finally {
+      worker.disconnect();
+      await sleep(100);
+      // The last one out shuts it down.
+      await (await embeddedRedis(dir)).release();
+    }
+    await sleep(300);
+    expect(await findEmbeddedRedis(dir)).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@ import { RunHistory } from '../../queue/history.ts';
 import { embeddedRedis, RedisUnavailableError, type EmbeddedRedis } from '../../queue/redis-server.ts';
 import { loadCliConfig, type GlobalOptions } from '../runtime.ts';
 import { intOption } from '../options.ts';
+import { OptionsError } from '../validate.ts';
 
 /**
  * The Redis the worker and `enqueue` use: --redis / $REDIS_URL / the config's, else the data dir's
@@ -33,6 +34,11 @@ async function redisFor(g: GlobalOptions, config: CalsyncConfig): Promise<{ redi
   };
 }
 
+/** The names the config runs under (sources, exports, syncs): what history, pause and resume are kept by. */
+function configuredNames(config: CalsyncConfig): Set<string> {
+  return new Set([...config.sources, ...config.exports, ...config.syncs].map((x) => x.name));
+}
+
 export function registerOps(program: Command, globals: () => GlobalOptions, setExit: (code: number) => void): void {
   program
     .command('runs')
@@ -54,7 +60,8 @@ export function registerOps(program: Command, globals: () => GlobalOptions, setE
           process.stdout.write(`${JSON.stringify({ runs, paused }, null, 2)}\n`);
           return;
         }
-        for (const [n, p] of Object.entries(paused)) if (p) process.stdout.write(`PAUSED ${n} since ${p.since} after ${p.failures} failed runs: ${p.lastError}\n  resume with: calsync resume ${n}\n`);
+        const known = configuredNames(config);
+        for (const [n, p] of Object.entries(paused)) if (p) process.stdout.write(`PAUSED ${n}${known.has(n) ? '' : ' (not in the config)'} since ${p.since} after ${p.failures} failed runs: ${p.lastError}\n  resume with: calsync resume ${n}\n`);
         for (const r of runs) {
           const ev = r.counts?.events;
           const counts = ev ? `read ${ev.read}, ${ev.created} created, ${ev.updated} updated, ${ev.unchanged} unchanged, ${ev.skipped} skipped, ${ev.failed} failed, ${ev.retired} retired` : '';
@@ -79,6 +86,8 @@ export function registerOps(program: Command, globals: () => GlobalOptions, setE
       try {
         const h = new RunHistory(redis, { prefix: g.prefix });
         const was = await h.paused(name);
+        // A typo must not look like success: the paused one stays paused.
+        if (!was && !configuredNames(config).has(name)) throw new OptionsError([`nothing to resume: no source, export or sync named "${name}" in the config, and nothing paused under that name (\`calsync runs\` lists what is paused)`]);
         await h.resume(name);
         process.stdout.write(was ? `resumed ${name} (paused since ${was.since}: ${was.lastError})\n` : `${name} was not paused\n`);
       } finally {

@@ -40,9 +40,11 @@ async function runWorker(g: GlobalOptions, o: { queues?: string[]; schedules: bo
   log.info({ queues }, 'worker started');
   const signal = await untilSignal();
   log.info({ signal }, 'shutting down: no new jobs, waiting for running ones');
-  await running.close();
+  const abandoned = await running.close();
   await r.stop();
   setExit(0);
+  // A job that ignored the cut-off would go on writing beside the worker that takes it over.
+  if (abandoned) process.exit();
 }
 
 async function reconcileSchedules(config: CalsyncConfig, redisUrl: string, prefix: string, log: Logger): Promise<void> {
