@@ -126,6 +126,11 @@ export const ErrorCodeSchema = z.enum(codes(ERROR_CODES));
  * The worker fails such a job without spending its remaining attempts.
  */
 export const UnrecoverableCode = ErrorCodeSchema.extract([
+  // What only a person can fix: the password, the user's role. (A site that does not answer, or
+  // answers without its REST root or namespace, may be restarting or updating: retried.)
+  'preflight-credentials-rejected',
+  'preflight-no-credentials',
+  'preflight-not-allowed',
   'uid-churn',
   'source-overlap',
   'aborted',
