@@ -2,6 +2,7 @@ import { UnknownEncoding } from './decode.ts';
 import { DateEvidence } from './date-evidence.ts';
 import { numericDateParts, parseDateFormat, parseDateTime, type DateOrder } from './dates.ts';
 import { CsvRefusedError } from './errors.ts';
+import { looksLikeHtmlPage } from '../html-page.ts';
 import { FIELDS, REQUIRED } from './fields.ts';
 import { headerHits, listColumns, planColumns, resolveColumn, type ColumnPlan } from './headers.ts';
 import { isBlank, openRecords, type RawRecord, type RecordStream } from './parse.ts';
@@ -157,6 +158,9 @@ function chooseHeader(opts: CsvOptions, first: RawRecord, second: RawRecord | un
       `the file has no header row (line ${first.line} already holds data: ${preview(first.fields)})`,
       'map the columns by position with --map mapping.json, e.g. {"1": "title", "2": "start_date", "3": "end_date"}',
     );
+  }
+  if (looksLikeHtmlPage([first, ...rest].map((r) => r.fields.join(',')).join('\n'))) {
+    throw new CsvRefusedError(opts.sourceName, 'this is a web page (HTML), not a CSV file', "check the URL: it may lead to a login or error page, or to the page that links to the file rather than the file's own download link");
   }
   throw new CsvRefusedError(opts.sourceName, `no column header is recognized (line ${first.line}: ${preview(first.fields)})`, MAP_HINT);
 }

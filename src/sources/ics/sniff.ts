@@ -1,5 +1,6 @@
 import type { Component } from '../../ical/parse.ts';
 import type { NotCalendarKind } from './errors.ts';
+import { looksLikeHtmlPage } from '../html-page.ts';
 
 /**
  * Is this an iCalendar file at all? The parser is tolerant by design (junk lines are skipped with a
@@ -12,8 +13,7 @@ export function notCalendarKind(text: string, roots: Component[]): NotCalendarKi
   const head = text.slice(0, 4096);
   if (!head.trim()) return text.trim() ? classifyRest(text) : 'empty';
   if (looksBinary(head)) return 'binary';
-  if (/^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body|meta|title|script|div|p)\b/i.test(head)) return 'html';
-  if (/<html[\s>]/i.test(head) && /<\/(?:html|body|div|p|head)>/i.test(text.slice(0, 65536))) return 'html';
+  if (looksLikeHtmlPage(text)) return 'html';
   return 'no-vcalendar';
 }
 
