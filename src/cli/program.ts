@@ -46,6 +46,11 @@ export function commandWord(args: string[]): string | undefined {
 
 /** Runs one calsync command line and sets process.exitCode (see the exit codes above). */
 export async function main(argv: string[]): Promise<void> {
+  // A reader that stops early (`calsync runs | head`) closes the pipe: the output it did not want has
+  // nowhere to go, which is no error of the command.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
   const program = await buildProgram(argv);
   program.exitOverride();
   try {
