@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { commandConnection } from '../queue/connection.ts';
 import { loadConfig, parseConfig } from '../config/load.ts';
 import type { CalsyncConfig } from '../config/schema.ts';
 import { embeddedRedis, RedisUnavailableError, type EmbeddedRedis } from '../queue/redis-server.ts';
@@ -37,7 +38,7 @@ export interface InlineRedis {
 export async function inlineRedis(opts: GlobalOptions, config: CalsyncConfig, log: Logger, { required = false } = {}): Promise<InlineRedis> {
   const url = opts.redis ?? process.env.REDIS_URL ?? config.redis;
   if (url) {
-    const redis = new Redis(url, { maxRetriesPerRequest: null });
+    const redis = commandConnection(url, { maxRetriesPerRequest: null }, log);
     return { redis, url, stop: async () => void redis.disconnect() };
   }
   let local: EmbeddedRedis;
@@ -49,7 +50,7 @@ export async function inlineRedis(opts: GlobalOptions, config: CalsyncConfig, lo
     log.warn('no Redis available: the ledger is kept in memory for this run only, so a rerun rewrites unchanged events (it never duplicates them). Set REDIS_URL or install redis-server to keep it.');
     return { stop: async () => undefined };
   }
-  const redis = new Redis(local.url, { maxRetriesPerRequest: null });
+  const redis = commandConnection(local.url, { maxRetriesPerRequest: null }, log);
   return {
     redis,
     url: local.url,

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { commandConnection } from '../../queue/connection.ts';
 import type { CalsyncConfig } from '../../config/schema.ts';
 import { RunHistory } from '../../queue/history.ts';
 import { embeddedRedis, RedisUnavailableError, type EmbeddedRedis } from '../../queue/redis-server.ts';
@@ -14,7 +15,7 @@ import { OptionsError } from '../validate.ts';
 async function redisFor(g: GlobalOptions, config: CalsyncConfig): Promise<{ redis: Redis; close(): Promise<void> }> {
   const url = g.redis ?? process.env.REDIS_URL ?? config.redis;
   if (url) {
-    const redis = new Redis(url, { maxRetriesPerRequest: 2 });
+    const redis = commandConnection(url, { maxRetriesPerRequest: 2 });
     return { redis, close: async () => void redis.disconnect() };
   }
   let local: EmbeddedRedis;
@@ -24,7 +25,7 @@ async function redisFor(g: GlobalOptions, config: CalsyncConfig): Promise<{ redi
     if (!(err instanceof RedisUnavailableError)) throw err;
     throw new RedisUnavailableError(`no Redis: REDIS_URL is not set and the embedded Redis of ${config.dataDir} cannot be started. Set REDIS_URL (or --redis, or "redis" in the config) to the worker's Redis.`);
   }
-  const redis = new Redis(local.url, { maxRetriesPerRequest: 2 });
+  const redis = commandConnection(local.url, { maxRetriesPerRequest: 2 });
   return {
     redis,
     close: async () => {
