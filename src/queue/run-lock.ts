@@ -4,10 +4,19 @@ import { CalsyncError } from '../errors/calsync-error.ts';
 /** Another run holds the lock: the job is retried later (with backoff) instead of writing alongside it. */
 export class RunLockedError extends CalsyncError {
   readonly code = 'run-locked';
-  constructor(what: string) {
+  /** The lock is held by an earlier delivery of this same run (a worker that died or stalled under it). */
+  readonly sameRun: boolean;
+  constructor(what: string, sameRun = false) {
     super(`another run of ${what} is in progress; this one is retried later`);
     this.name = 'RunLockedError';
+    this.sameRun = sameRun;
   }
+}
+
+/** The lock is not ours: who holds it decides whether this job waits (its own earlier delivery) or not. */
+async function lockedError(redis: Redis, key: string, token: string, what: string): Promise<RunLockedError> {
+  const holder = await redis.get(key).catch(() => null);
+  return new RunLockedError(what, holder === null || holder === token);
 }
 
 const RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
@@ -20,7 +29,7 @@ const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
 export async function acquireRunLock(redis: Redis, key: string, token: string, what: string, ttlMs: number): Promise<void> {
   if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) === 'OK') return;
   if (Number(await redis.eval(RENEW, 1, key, token, String(ttlMs))) === 1) return;
-  throw new RunLockedError(what);
+  throw await lockedError(redis, key, token, what);
 }
 
 /** Extends the lock while `token` holds it (a no-op once another run has it). */
@@ -45,7 +54,7 @@ export function keepRunLock(redis: Redis, key: string, token: string, ttlMs: num
  * the run lives and expires by itself if its worker dies.
  */
 export async function withRunLock<T>(redis: Redis, key: string, token: string, what: string, fn: () => Promise<T>, ttlMs: number): Promise<T> {
-  if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') throw new RunLockedError(what);
+  if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') throw await lockedError(redis, key, token, what);
   const stop = keepRunLock(redis, key, token, ttlMs);
   try {
     return await fn();

@@ -193,8 +193,20 @@ async function processJob(ctx: WorkerContext, job: Job, token?: string, signal?:
     await recordSuccess(ctx, job, name, result, started);
     return result;
   } catch (err) {
+    if (overlapsRunningRun(job, err)) {
+      ctx.o.log.info({ jobId: job.id, name }, 'a run of this source is still in progress: this scheduled run is skipped (the schedule starts the next one)');
+      return { skipped: true, name, reason: 'a run of this source was still in progress' };
+    }
     return failed(ctx, { job, def, name, started, token, cutOff: signal?.aborted === true && signal.reason === CUT_OFF }, err);
   }
+}
+
+/**
+ * A scheduled run that finds another run of its source still going: waiting for it (as an enqueued
+ * run does) only piles the schedule's runs up behind a long one, to run back to back for nothing.
+ */
+function overlapsRunningRun(job: Job, err: unknown): boolean {
+  return err instanceof RunLockedError && !err.sameRun && job.repeatJobKey !== undefined;
 }
 
 async function recordSuccess(ctx: WorkerContext, job: Job, name: string, result: unknown, started: number): Promise<void> {
