@@ -2,6 +2,7 @@ import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullm
 import { hostname } from 'node:os';
 import { pid } from 'node:process';
 import { RunLockedError } from './run-lock.ts';
+import { noteFailedAttempt, wholeRun } from './attempts.ts';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CalsyncConfig } from '../config/schema.ts';
@@ -254,8 +255,9 @@ async function failed(ctx: WorkerContext, a: Attempt, err: unknown): Promise<nev
   ctx.metrics.observe(METRIC_KEYS.jobSeconds, { kind: job.name }, (Date.now() - a.started) / 1000);
   const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || isUnrecoverable(err);
   const notARun = err instanceof CalsyncError && NOT_A_RUN.has(err.code);
-  if (finalAttempt && a.def.part !== 'piece' && !notARun) {
-    await recordFailedRun(ctx, { name: a.name, kind: job.name, jobId: job.id, startedAt: a.started, durationMs: Date.now() - a.started, error: (err as Error).message });
+  if (a.def.part !== 'piece' && !notARun) {
+    if (!finalAttempt) await noteFailedAttempt(job, a.started, err).catch(() => undefined);
+    else await recordFailedRun(ctx, { name: a.name, kind: job.name, jobId: job.id, ...(await wholeRun(ctx.deps.redis, job, { startedAt: a.started, error: (err as Error).message, err })) });
   }
   throw err;
 }
