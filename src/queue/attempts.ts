@@ -47,11 +47,12 @@ async function earlierAttempts(redis: Redis, job: Job): Promise<FailedAttempt[]>
 }
 
 /** The whole run as its record shows it: from its first attempt's start, every attempt's error and writes. */
-export async function wholeRun(redis: Redis, job: Job, last: { startedAt: number; error: string; err: unknown }): Promise<{ startedAt: number; durationMs: number; error: string }> {
+export async function wholeRun(redis: Redis, job: Job, last: { startedAt: number; err: unknown }): Promise<{ startedAt: number; durationMs: number; error: string }> {
+  const error = (last.err as Error).message;
   const earlier = await earlierAttempts(redis, job);
-  if (earlier.length === 0) return { startedAt: last.startedAt, durationMs: Date.now() - last.startedAt, error: last.error };
+  if (earlier.length === 0) return { startedAt: last.startedAt, durationMs: Date.now() - last.startedAt, error };
   const startedAt = Math.min(last.startedAt, ...earlier.map((e) => e.startedAt));
   const told = earlier.map((e) => `attempt ${e.attempt} after ${(e.durationMs / 1000).toFixed(1)} s${e.wrote ? ` (${e.wrote})` : ''}: ${e.error}`);
   const wrote = wroteOf(last.err);
-  return { startedAt, durationMs: Date.now() - startedAt, error: `${last.error}${wrote ? ` (${wrote})` : ''}; earlier: ${told.join('; ')}` };
+  return { startedAt, durationMs: Date.now() - startedAt, error: `${error}${wrote ? ` (${wrote})` : ''}; earlier: ${told.join('; ')}` };
 }

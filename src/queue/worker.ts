@@ -257,7 +257,7 @@ async function failed(ctx: WorkerContext, a: Attempt, err: unknown): Promise<nev
   const notARun = err instanceof CalsyncError && NOT_A_RUN.has(err.code);
   if (a.def.part !== 'piece' && !notARun) {
     if (!finalAttempt) await noteFailedAttempt(job, a.started, err).catch(() => undefined);
-    else await recordFailedRun(ctx, { name: a.name, kind: job.name, jobId: job.id, ...(await wholeRun(ctx.deps.redis, job, { startedAt: a.started, error: (err as Error).message, err })) });
+    else await recordFailedRun(ctx, { name: a.name, kind: job.name, jobId: job.id, ...(await wholeRun(ctx.deps.redis, job, { startedAt: a.started, err })) });
   }
   throw err;
 }

@@ -140,8 +140,8 @@ export async function* chunks(p: CsvImportParams, open: () => NodeJS.ReadableStr
  */
 export async function guardCsvOverlap(p: CsvImportParams, first: CsvChunk, ctx: RunContext): Promise<string | undefined> {
   if (p.kind !== 'events') return undefined;
-  const drafts = first.items.flatMap((i) => (i.result.ok ? [i.result.draft as EventDraft] : []));
-  return guardSourceOverlap(p, drafts, ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey }), ctx);
+  const results = first.items.map((i) => i.result) as Normalized<EventDraft>[];
+  return guardSourceOverlap(p, results, ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey }), ctx);
 }
 
 /**

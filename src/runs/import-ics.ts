@@ -226,7 +226,7 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
   const { items, ledger } = feed;
   try {
     await guardUidChurn(items, feed.uids, last.prev, ledger, p, report);
-    const shared = await guardSourceOverlap(p, feed.items.flatMap((it) => (it.ok ? [it.draft] : [])), ledger, ctx, feed.snapshot?.size);
+    const shared = await guardSourceOverlap(p, items, ledger, ctx, feed.snapshot?.size);
     if (shared) report.warn(shared);
     // Until this run ends clean, no later run may take the feed as done (a crash mid-write included).
     if (!p.dryRun) await last.state.set(last.key, { ...last.prev, clean: false } satisfies FetchState);

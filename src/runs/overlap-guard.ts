@@ -1,4 +1,4 @@
-import type { EventDraft } from '../model/draft.ts';
+import type { EventDraft, Normalized } from '../model/draft.ts';
 import type { Ledger } from '../write/ledger.ts';
 import { findSourceOverlap, isSameFeed } from '../write/source-overlap.ts';
 import { RunFailedError, type RunContext } from './context.ts';
@@ -17,10 +17,12 @@ export interface OverlapRun {
  * under another key: src/write/source-overlap.ts): refused when that is most of them, since each
  * would be created a second time; else the warning it returns (undefined: nothing shared, or not
  * a first run). `known`: how many events this source's ledger holds, when the caller has read it.
+ * The drafts are picked out of `items` only on a first run: a re-import of a big feed pays nothing.
  */
-export async function guardSourceOverlap(p: OverlapRun, drafts: readonly EventDraft[], ledger: Ledger, ctx: RunContext, known?: number): Promise<string | undefined> {
+export async function guardSourceOverlap(p: OverlapRun, items: readonly Normalized<EventDraft>[], ledger: Ledger, ctx: RunContext, known?: number): Promise<string | undefined> {
   if (p.allowOverlap || !ctx.redis) return undefined;
   if ((known ?? (await ledger.size('events'))) > 0) return undefined;
+  const drafts = items.flatMap((it) => (it.ok ? [it.draft] : []));
   const scope = { site: p.site.key, language: p.lang, source: p.sourceKey };
   const o = await findSourceOverlap(ctx.redis, ctx.prefix ?? 'calsync', scope, drafts);
   if (!o) return undefined;
