@@ -6,15 +6,12 @@ import { JOBS } from '../../jobs/index.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { CalsyncError } from '../../src/errors/calsync-error.ts';
 import { UnrecoverableCode, type ErrorCode } from '../../src/errors/codes.ts';
-import { bullConnection } from '../../src/queue/connection.ts';
 import { RunHistory } from '../../src/queue/history.ts';
 import { defineJob, type JobDefinition } from '../../src/queue/job-definition.ts';
 import type { JobKind } from '../../src/queue/names.ts';
-import { startWorkers, type RunningWorkers } from '../../src/queue/worker.ts';
-import { createLogger } from '../../src/util/log.ts';
-import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
+import { testPrefix, testRedis } from '../support/redis.ts';
+import { importWorkers, type ImportWorkers } from '../support/import-workers.ts';
 
-const log = createLogger({ level: 'silent' });
 
 class CodedError extends CalsyncError {
   readonly code: ErrorCode;
@@ -41,7 +38,7 @@ const failing = defineJob({
 
 describe('the worker ends a job at once on an unrecoverable code (src/errors/codes.ts)', () => {
   let redis: Redis;
-  let running: RunningWorkers;
+  let workers: ImportWorkers;
   let queue: Queue;
   let events: QueueEvents;
   const prefix = testPrefix();
@@ -49,17 +46,11 @@ describe('the worker ends a job at once on an unrecoverable code (src/errors/cod
   beforeAll(async () => {
     redis = testRedis();
     const config = parseConfig({ sites: [{ name: 'dead', restRoot: 'http://127.0.0.1:1/wp-json' }], history: { pauseAfterFailures: 10 } });
-    const jobs: Record<string, JobDefinition> = { ...JOBS, failing: failing as JobDefinition };
-    running = await startWorkers({ config, redisUrl: redisUrl(), jobs, log, prefix, queues: ['import'] });
-    queue = new Queue('import', { connection: bullConnection(redisUrl()), prefix });
-    events = new QueueEvents('import', { connection: bullConnection(redisUrl()), prefix });
-    await events.waitUntilReady();
+    workers = await importWorkers(config, prefix, { ...JOBS, failing: failing as JobDefinition });
+    ({ queue, events } = workers);
   });
   afterAll(async () => {
-    await running.close(5000);
-    await events.close();
-    await queue.obliterate({ force: true }).catch(() => undefined);
-    await queue.close();
+    await workers.close();
     await redis.quit();
   });
 

@@ -5,13 +5,10 @@ import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.ts';
-import { bullConnection } from '../../src/queue/connection.ts';
 import { RunHistory } from '../../src/queue/history.ts';
 import { JOB_RETRY } from '../../src/queue/names.ts';
-import { startWorkers, type RunningWorkers } from '../../src/queue/worker.ts';
-import { JOBS } from '../../jobs/index.ts';
-import { createLogger } from '../../src/util/log.ts';
-import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
+import { testPrefix, testRedis } from '../support/redis.ts';
+import { importWorkers, type ImportWorkers } from '../support/import-workers.ts';
 import { USER, testSite } from '../support/site.ts';
 
 /**
@@ -22,7 +19,7 @@ import { USER, testSite } from '../support/site.ts';
 describe('regression: a queued import against a site refusing its password was retried before it failed', () => {
   let env: Awaited<ReturnType<typeof testSite>>;
   let redis: Redis;
-  let running: RunningWorkers;
+  let workers: ImportWorkers;
   let queue: Queue;
   let events: QueueEvents;
   const prefix = testPrefix();
@@ -37,16 +34,11 @@ describe('regression: a queued import against a site refusing its password was r
       sites: [{ name: 'city', restRoot: env.sandbox.url, auth: { user: USER, passwordEnv: 'CALSYNC_TEST_WRONG_PW' } }],
       sources: [{ name: 'talks', kind: 'ics', site: 'city', url: feed }],
     });
-    running = await startWorkers({ config, jobs: JOBS, redisUrl: redisUrl(), log: createLogger({ level: 'silent' }), prefix, queues: ['import'] });
-    queue = new Queue('import', { connection: bullConnection(redisUrl()), prefix });
-    events = new QueueEvents('import', { connection: bullConnection(redisUrl()), prefix });
-    await events.waitUntilReady();
+    workers = await importWorkers(config, prefix);
+    ({ queue, events } = workers);
   });
   afterAll(async () => {
-    await running.close(5000);
-    await events.close();
-    await queue.obliterate({ force: true }).catch(() => undefined);
-    await queue.close();
+    await workers.close();
     redis.disconnect();
     await env.close();
   });

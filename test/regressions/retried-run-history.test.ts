@@ -4,15 +4,13 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { JOBS } from '../../jobs/index.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import { bullConnection } from '../../src/queue/connection.ts';
 import { RunHistory } from '../../src/queue/history.ts';
 import { defineJob, type JobDefinition } from '../../src/queue/job-definition.ts';
 import type { JobKind } from '../../src/queue/names.ts';
-import { startWorkers, type RunningWorkers } from '../../src/queue/worker.ts';
 import { RunReport } from '../../src/report/report.ts';
 import { RunFailedError } from '../../src/runs/context.ts';
-import { createLogger } from '../../src/util/log.ts';
-import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
+import { testPrefix, testRedis } from '../support/redis.ts';
+import { importWorkers, type ImportWorkers } from '../support/import-workers.ts';
 
 /** Each attempt fails its own way; the first has written 12 events before the site stopped answering. */
 const flaky = defineJob({
@@ -39,23 +37,18 @@ const flaky = defineJob({
  */
 describe('regression: the history of a retried run kept only its last attempt', () => {
   let redis: Redis;
-  let running: RunningWorkers;
+  let workers: ImportWorkers;
   let queue: Queue;
   let events: QueueEvents;
   const prefix = testPrefix();
   beforeAll(async () => {
     redis = testRedis();
     const config = parseConfig({ history: { pauseAfterFailures: 10 } });
-    running = await startWorkers({ config, redisUrl: redisUrl(), jobs: { ...JOBS, flaky: flaky as JobDefinition }, log: createLogger({ level: 'silent' }), prefix, queues: ['import'] });
-    queue = new Queue('import', { connection: bullConnection(redisUrl()), prefix });
-    events = new QueueEvents('import', { connection: bullConnection(redisUrl()), prefix });
-    await events.waitUntilReady();
+    workers = await importWorkers(config, prefix, { ...JOBS, flaky: flaky as JobDefinition });
+    ({ queue, events } = workers);
   });
   afterAll(async () => {
-    await running.close(5000);
-    await events.close();
-    await queue.obliterate({ force: true }).catch(() => undefined);
-    await queue.close();
+    await workers.close();
     await redis.quit();
   });
 
