@@ -6,7 +6,7 @@ import { addFlow } from '../src/queue/flow.ts';
 import { readStoredIfAny, writeStored } from '../src/queue/stored.ts';
 import { shortRowsWarning } from '../src/sources/csv/index.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
-import { chunks, csvOpener, guardCsvOverlap, inspect, prepareCsv, processChunk, type CsvChunk, type RejectRow } from '../src/runs/import-csv.ts';
+import { chunks, csvOpener, guardCsvOverlap, inspect, prepareCsv, processChunk, readsDefaultZone, type CsvChunk, type RejectRow } from '../src/runs/import-csv.ts';
 import { RunReport, type ReportJson } from '../src/report/report.ts';
 import { runContext } from '../src/runs/context.ts';
 import { CsvImportOptions, csvOptionsFromSource, csvParams } from '../src/runs/options/import-csv.ts';
@@ -50,7 +50,7 @@ async function readChunk(deps: JobDeps, runId: string, i: number): Promise<CsvCh
 }
 
 const RunId = z.string().regex(/^[A-Za-z0-9_-]+$/, 'a run id (letters, digits, - and _)');
-const RunRef = z.strictObject({ runId: RunId, payload: ImportCsvPayload, chunks: z.number().int().min(0), headers: z.array(z.string()), delimiter: z.string(), unmapped: z.array(z.string()), rows: z.number(), shortRows: z.number().int().optional(), overlap: z.string().max(2000).optional() });
+const RunRef = z.strictObject({ runId: RunId, payload: ImportCsvPayload, chunks: z.number().int().min(0), headers: z.array(z.string()), delimiter: z.string(), unmapped: z.array(z.string()), rows: z.number(), shortRows: z.number().int().optional(), overlap: z.string().max(2000).optional(), defaultTimezone: z.strictObject({ zone: z.string(), from: z.string() }).optional() });
 
 /**
  * `import-csv` plans a flow: it streams the file once, stores each chunk of parsed rows in Redis
@@ -67,19 +67,21 @@ export const importCsvJob = defineJob({
   async process(job, payload, deps) {
     const o = resolveCsvPayload(payload, deps.config);
     // Preflight and the site's zone for rows without one, before any row is read (src/runs/import-csv.ts).
-    const { params } = await prepareCsv(csvParams(o, deps.config, { allowFiles: o.configured }), runContext(deps, { logFields: { jobId: job.id } }));
+    const { params, zone } = await prepareCsv(csvParams(o, deps.config, { allowFiles: o.configured }), runContext(deps, { logFields: { jobId: job.id } }));
     const runId = `csv-${String(job.id).replace(/[^A-Za-z0-9_-]/g, '-')}`;
     const open = await csvOpener(params);
     const inspection = await inspect(params, open);
     let n = 0;
     let overlap: string | undefined;
+    let floating = false;
     for await (const chunk of chunks(params, open, inspection)) {
       if (chunk.index === 0) overlap = await guardCsvOverlap(params, chunk, runContext(deps));
+      floating ||= readsDefaultZone(chunk);
       await writeStored(deps.redis, chunkKey(deps, runId, chunk.index), chunk);
       n = chunk.index + 1;
       await job.updateProgress({ phase: 'plan', done: n * params.chunkSize, total: inspection.rows });
     }
-    const ref = { runId, payload, chunks: n, headers: inspection.headers, delimiter: inspection.delimiter, unmapped: inspection.unmapped, rows: inspection.rows, ...(inspection.shortRows ? { shortRows: inspection.shortRows } : {}), ...(overlap ? { overlap } : {}) };
+    const ref = { runId, payload, chunks: n, headers: inspection.headers, delimiter: inspection.delimiter, unmapped: inspection.unmapped, rows: inspection.rows, ...(inspection.shortRows ? { shortRows: inspection.shortRows } : {}), ...(overlap ? { overlap } : {}), ...(floating ? { defaultTimezone: zone } : {}) };
     await addFlow(deps, 'import', {
       name: 'import-csv-finish',
       data: ref,
@@ -122,6 +124,7 @@ export const importCsvFinishJob = defineJob({
     const short = shortRowsWarning(ref.shortRows);
     if (short) report.warn(short);
     if (ref.overlap) report.warn(ref.overlap);
+    if (ref.defaultTimezone) report.defaultTimezone = ref.defaultTimezone;
     let omitted = 0;
     for (const value of Object.values(await job.getChildrenValues<QueuedChunkResult>())) {
       report.merge(value.report);

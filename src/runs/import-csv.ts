@@ -134,6 +134,11 @@ export async function* chunks(p: CsvImportParams, open: () => NodeJS.ReadableStr
   if (items.length) yield { index: index++, items };
 }
 
+/** True when some row of the chunk had its times read in the default zone (it names none): only then does the report name that zone. */
+export function readsDefaultZone(chunk: CsvChunk): boolean {
+  return chunk.items.some((i) => i.floating === true);
+}
+
 /**
  * The source-key check of an event import's first run (src/runs/overlap-guard.ts), on its first
  * chunk before anything is written: the warning to report, if some events are shared.
@@ -260,7 +265,6 @@ export async function runCsvImport(p: CsvImportParams, ctx: RunContext = {}): Pr
 
 async function importCsv(input: CsvImportParams, ctx: RunContext, total: RunReport): Promise<ReportJson & { rejectsFile?: string; unmapped?: string[] }> {
   const { params: p, zone } = await prepareCsv(input, ctx, total);
-  total.defaultTimezone = zone;
   const open = await csvOpener(p);
   await ctx.onProgress?.({ phase: 'inspect', done: 0 });
   const inspection = await inspect(p, open);
@@ -276,6 +280,7 @@ async function importCsv(input: CsvImportParams, ctx: RunContext, total: RunRepo
       if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
       const shared = chunk.index === 0 ? await guardCsvOverlap(p, chunk, ctx) : undefined;
       if (shared) total.warn(shared);
+      if (readsDefaultZone(chunk)) total.defaultTimezone = zone;
       const r = await processChunk(p, chunk, ctx);
       total.merge(r.report);
       await rejects?.add(r.rejects);

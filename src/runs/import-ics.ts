@@ -90,7 +90,6 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   prewarmIcsParser(p.parseLimits);
   const facts = await checkSite(p.site, { write: !p.dryRun }, ctx, report);
   const zone = defaultZone(p.defaultTimezone, facts);
-  report.defaultTimezone = zone;
   const last = await lastRun(p, ctx, zone.zone);
 
   await ctx.onProgress?.({ phase: 'fetch', done: 0 });
@@ -124,6 +123,8 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   try {
     await ctx.onProgress?.({ phase: 'parse', done: 0 });
     const { items, summary } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, { signal: ctx.signal, onItems: (part) => early.add(part), keys });
+    // The zone is named only when some floating time was read in it.
+    if (summary.floatingInDefaultZone) report.defaultTimezone = zone;
     // The parser's own notes (recovered damage, untitled events, truncated series): already capped.
     for (const w of summary.warnings) report.warn(w);
     const empty = emptyFeedNote(summary, p.window);

@@ -125,6 +125,7 @@ export function eventFields(row: EventRow, key: string | undefined, line: number
   if (!zone.ok) row.fail('timezone', zone.reason);
   const timezone = (zone.ok && zone.value) || ctx.defaultTimezone;
   const dates = eventDates(row, timezone);
+  if (zone.ok && !zone.value && dates && !dates.all_day) ctx.floatingRows++;
   const { status: rowStatus, cancelled } = row.postStatus('status');
   const isPrivate = row.bool('private');
   // Markup and entities are cleaned once, for the whole draft (src/model/clean.ts; the shared parts

@@ -86,12 +86,15 @@ export async function* readCsvBatches(
           continue;
         }
         if (isBlank(rec.fields)) continue;
+        const floatingBefore = ctx.floatingRows;
         let result = normalizeRow(ctx, rec.fields, rec.line);
         if (result.ok) {
           const earlier = seen.firstSeen(result.draft.identity, rec.line);
           if (earlier !== undefined) result = duplicate(ctx, rec, earlier);
         }
-        items.push({ line: rec.line, raw: rec.fields, result });
+        const item: CsvItem = { line: rec.line, raw: rec.fields, result };
+        if (result.ok && ctx.floatingRows !== floatingBefore) item.floating = true;
+        items.push(item);
       }
       if (items.length) yield items;
     }

@@ -32,14 +32,16 @@ export interface RowContext {
   colOf: Map<string, number>;
   /** The parts rows repeat, per part (row-parts.ts): kept for one file, as the labels in their messages are its own. */
   parts: Map<string, PartTable>;
+  /** Rows so far whose times were read in `defaultTimezone` (no zone cell, not all-day): the report says the zone only then. */
+  floatingRows: number;
 }
 
-export function makeRowContext(base: Omit<RowContext, 'colOf' | 'parts'>): RowContext {
+export function makeRowContext(base: Omit<RowContext, 'colOf' | 'parts' | 'floatingRows'>): RowContext {
   const colOf = new Map<string, number>();
   base.fields.forEach((f, i) => {
     if (f && !colOf.has(f)) colOf.set(f, i);
   });
-  return { ...base, colOf, parts: new Map() };
+  return { ...base, colOf, parts: new Map(), floatingRows: 0 };
 }
 
 export const ITEM_KIND: Record<CsvKind, ItemFailure['kind']> = { events: 'event', venues: 'venue', organizers: 'organizer' };

@@ -56,4 +56,6 @@ export interface CsvItem {
   /** The row's cells as parsed (ragged rows keep all their cells). */
   raw: string[];
   result: Normalized<AnyDraft>;
+  /** Set when the row's times were read in the default zone (it names none): the report says which zone then. */
+  floating?: true;
 }

@@ -70,6 +70,8 @@ export interface IcsSummary {
   calendarName?: string;
   /** Zone used for floating and UTC times. */
   calendarTimezone?: string;
+  /** Set when some DTSTART was a floating DATE-TIME read in the default zone (the feed names no calendar zone). */
+  floatingInDefaultZone?: true;
   /** Distinct UIDs in file order. */
   uids: string[];
   /** Detected text encoding. */
@@ -121,6 +123,8 @@ interface TimeUse {
   tzids: Set<string>;
   /** The first DTSTART of the file. */
   firstStart: IcsTime | undefined;
+  /** Some DTSTART is a DATE-TIME without TZID or Z. */
+  floating: boolean;
 }
 
 interface ReadFile {
@@ -141,7 +145,7 @@ function readFile(bytes: Uint8Array, source: string, maxVevents: number): ReadFi
   // What later steps need from all of them is noted meanwhile: a pass over 60k events read long ago
   // is mostly cache misses.
   const raws: RawEvent[] = [];
-  const timeUse: TimeUse = { tzids: new Set(), firstStart: undefined };
+  const timeUse: TimeUse = { tzids: new Set(), firstStart: undefined, floating: false };
   const damaged: RawEvent[] = [];
   // Each property is read into its event as it is parsed (one reused Prop for all of them).
   let open: RawEvent | undefined;
@@ -157,6 +161,7 @@ function readFile(bytes: Uint8Array, source: string, maxVevents: number): ReadFi
       raws.push(e);
       for (const t of e.tzids) timeUse.tzids.add(t);
       timeUse.firstStart ??= e.dtstart;
+      if (e.dtstart?.kind === 'local' && e.dtstart.tzid === undefined) timeUse.floating = true;
       if (e.problems.length) damaged.push(e);
     },
   });
@@ -170,7 +175,7 @@ function readFile(bytes: Uint8Array, source: string, maxVevents: number): ReadFi
  * The file's time context: TZIDs resolved against its VTIMEZONEs (the first DTSTART's year picks the
  * rules compared), each unresolvable TZID warned about once.
  */
-function fileTimeContext(use: TimeUse, cal: Omit<Calendar, 'vevents'>, defaultTimezone: string, warn: (w: string) => void): { ctx: TimeContext; calendarZone: string } {
+function fileTimeContext(use: TimeUse, cal: Omit<Calendar, 'vevents'>, defaultTimezone: string, warn: (w: string) => void): { ctx: TimeContext; calendarZone: string; floatingInDefault: boolean } {
   const used = use.tzids;
   const t = use.firstStart;
   const refYear = t === undefined ? undefined : civilFromDays(Math.floor((t.kind === 'date' ? t.day * DAY : t.sec) / DAY)).y;
@@ -193,7 +198,7 @@ function fileTimeContext(use: TimeUse, cal: Omit<Calendar, 'vevents'>, defaultTi
       return r.zone;
     },
   };
-  return { ctx, calendarZone: zones.calendarZone };
+  return { ctx, calendarZone: zones.calendarZone, floatingInDefault: use.floating && zones.calendarZoneHow === 'default' };
 }
 
 /**
@@ -218,7 +223,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
   const acct = new FileAccounting(raws.length, opts.sourceName, maxOccurrences);
   const warn = (w: string): void => acct.warn(w);
   acct.warnings.addAll(parseWarnings);
-  const { ctx, calendarZone } = fileTimeContext(timeUse, cal, opts.defaultTimezone ?? 'UTC', warn);
+  const { ctx, calendarZone, floatingInDefault } = fileTimeContext(timeUse, cal, opts.defaultTimezone ?? 'UTC', warn);
   for (const e of damaged) for (const p of e.problems) warn(`${label(e)}: ${p}`);
 
   const run: FileRun = {
@@ -251,6 +256,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
       failures: acct.items.length - drafts,
       calendarName: cal.name,
       calendarTimezone: calendarZone,
+      ...(floatingInDefault ? { floatingInDefaultZone: true as const } : {}),
       uids,
       encoding,
       accounting: acct.totals(),
