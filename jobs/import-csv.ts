@@ -8,7 +8,7 @@ import { shortRowsWarning } from '../src/sources/csv/index.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
 import { chunks, csvOpener, guardCsvOverlap, inspect, prepareCsv, processChunk, readsDefaultZone, type CsvChunk, type RejectRow } from '../src/runs/import-csv.ts';
 import { RunReport, type ReportJson } from '../src/report/report.ts';
-import { runContext } from '../src/runs/context.ts';
+import { RunFailedError, runContext } from '../src/runs/context.ts';
 import { CsvImportOptions, csvOptionsFromSource, csvParams } from '../src/runs/options/import-csv.ts';
 import { assembleRejects, capFailures, omittedWarning, spoolChunkRejects } from './csv-rejects.ts';
 import { ConfiguredSiteName, QueueLocation } from './payload.ts';
@@ -64,23 +64,29 @@ export const importCsvJob = defineJob({
   queue: 'import',
   payload: ImportCsvPayload,
   historyName: (p) => ('location' in p ? (p.source ?? sourceKeyFrom(p.location)) : p.source),
-  async process(job, payload, deps) {
+  async process(job, payload, deps, signal) {
     const o = resolveCsvPayload(payload, deps.config);
+    const run = runContext(deps, { signal, logFields: { jobId: job.id } });
     // Preflight and the site's zone for rows without one, before any row is read (src/runs/import-csv.ts).
-    const { params, zone } = await prepareCsv(csvParams(o, deps.config, { allowFiles: o.configured }), runContext(deps, { logFields: { jobId: job.id } }));
+    const { params, zone } = await prepareCsv(csvParams(o, deps.config, { allowFiles: o.configured }), run);
     const runId = `csv-${String(job.id).replace(/[^A-Za-z0-9_-]/g, '-')}`;
-    const open = await csvOpener(params);
+    const open = await csvOpener(params, signal);
     const inspection = await inspect(params, open);
     let n = 0;
     let overlap: string | undefined;
     let floating = false;
     for await (const chunk of chunks(params, open, inspection)) {
-      if (chunk.index === 0) overlap = await guardCsvOverlap(params, chunk, runContext(deps));
+      // Cut off (the worker's shutdown): no further chunk is read or stored, and the worker puts the
+      // job back in the queue. Its rerun reads the file again under the same run id: each chunk
+      // goes to the same key (none twice), and the flow is added only once all are stored.
+      stopIfAborted(signal);
+      if (chunk.index === 0) overlap = await guardCsvOverlap(params, chunk, run);
       floating ||= readsDefaultZone(chunk);
       await writeStored(deps.redis, chunkKey(deps, runId, chunk.index), chunk);
       n = chunk.index + 1;
       await job.updateProgress({ phase: 'plan', done: n * params.chunkSize, total: inspection.rows });
     }
+    stopIfAborted(signal);
     const ref = { runId, payload, chunks: n, headers: inspection.headers, delimiter: inspection.delimiter, unmapped: inspection.unmapped, rows: inspection.rows, ...(inspection.shortRows ? { shortRows: inspection.shortRows } : {}), ...(overlap ? { overlap } : {}), ...(floating ? { defaultTimezone: zone } : {}) };
     await addFlow(deps, 'import', {
       name: 'import-csv-finish',
@@ -91,6 +97,10 @@ export const importCsvJob = defineJob({
     return { runId, chunks: n, rows: inspection.rows, finishJobId: `${runId}-finish` };
   },
 });
+
+function stopIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
+}
 
 export const importCsvChunkJob = defineJob({
   name: 'import-csv-chunk',

@@ -67,11 +67,11 @@ export interface ChunkResult {
  * The byte source for a CSV: a local file (CLI) or a URL fetched once through the safe fetch. The
  * reader streams it twice (inspection, then rows), so URLs are buffered within the fetch byte cap.
  */
-export async function csvOpener(p: Pick<CsvImportParams, 'location' | 'allow' | 'allowFiles'>): Promise<() => NodeJS.ReadableStream> {
+export async function csvOpener(p: Pick<CsvImportParams, 'location' | 'allow' | 'allowFiles'>, signal?: AbortSignal): Promise<() => NodeJS.ReadableStream> {
   if (/^(https?|webcals?):\/\//i.test(p.location)) {
     let body: Buffer;
     try {
-      const r = await fetchSource(p.location, { allow: p.allow });
+      const r = await fetchSource(p.location, { allow: p.allow, signal });
       body = r.body ?? Buffer.alloc(0);
     } catch (err) {
       throw new RunFailedError('fetch-failed', err instanceof FetchError ? err.message : `could not read ${p.location}: ${(err as Error).message}`, { cause: err });
