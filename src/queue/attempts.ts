@@ -2,35 +2,49 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { ReportJson } from '../report/report.ts';
+import type { RunRecord } from './history.ts';
 
 /**
- * A run retried after a failed attempt is recorded once, when its last attempt ends: what the
- * attempts before it met and wrote is kept in the job's own log (BullMQ's, in Redis with the job),
- * so the run's record tells all of it, not only how the last attempt ended.
+ * A run retried after a failed attempt is recorded once, when its last attempt ends (failed or
+ * succeeded): what the attempts before it met and wrote is kept in the job's own log (BullMQ's, in
+ * Redis with the job), so the run's record tells all of it, not only how the last attempt ended.
  */
-const FailedAttempt = z.object({ attempt: z.number(), startedAt: z.number(), durationMs: z.number(), error: z.string(), wrote: z.string().optional() });
+const Writes = z.object({ created: z.number(), updated: z.number(), retired: z.number() });
+type Writes = z.infer<typeof Writes>;
+const FailedAttempt = z.object({
+  attempt: z.number(),
+  startedAt: z.number(),
+  durationMs: z.number(),
+  error: z.string(),
+  wrote: z.string().optional(),
+  /** What it wrote per item kind, for a later successful attempt's counts. */
+  writes: z.record(z.string(), Writes).optional(),
+});
 type FailedAttempt = z.infer<typeof FailedAttempt>;
 
 const TAG = 'calsync failed attempt ';
 
-/** What a failed attempt wrote before it failed, from the report its error carries (src/runs/context.ts). */
-function wroteOf(err: unknown): string | undefined {
+/** What a failed attempt wrote before it failed, per item kind, from the report its error carries (src/runs/context.ts). */
+function writesOf(err: unknown): Record<string, Writes> | undefined {
   const counts = (err as { report?: ReportJson } | undefined)?.report?.counts;
   if (!counts) return undefined;
-  let created = 0;
-  let updated = 0;
-  let retired = 0;
-  for (const c of Object.values(counts)) {
-    created += c.created;
-    updated += c.updated;
-    retired += c.retired;
-  }
-  return created + updated + retired > 0 ? `${created} created, ${updated} updated, ${retired} retired` : undefined;
+  const out: Record<string, Writes> = {};
+  for (const [kind, c] of Object.entries(counts)) if (c.created + c.updated + c.retired > 0) out[kind] = { created: c.created, updated: c.updated, retired: c.retired };
+  return Object.keys(out).length ? out : undefined;
+}
+
+function wroteOf(err: unknown): string | undefined {
+  const writes = writesOf(err);
+  if (!writes) return undefined;
+  const all = Object.values(writes);
+  const sum = (k: keyof Writes) => all.reduce((n, w) => n + w[k], 0);
+  return `${sum('created')} created, ${sum('updated')} updated, ${sum('retired')} retired`;
 }
 
 export async function noteFailedAttempt(job: Job, startedAt: number, err: unknown): Promise<void> {
   const wrote = wroteOf(err);
-  const row: FailedAttempt = { attempt: job.attemptsMade + 1, startedAt, durationMs: Date.now() - startedAt, error: (err as Error).message, ...(wrote ? { wrote } : {}) };
+  const writes = writesOf(err);
+  const row: FailedAttempt = { attempt: job.attemptsMade + 1, startedAt, durationMs: Date.now() - startedAt, error: (err as Error).message, ...(wrote ? { wrote } : {}), ...(writes ? { writes } : {}) };
   await job.log(TAG + JSON.stringify(row));
 }
 
@@ -46,13 +60,62 @@ async function earlierAttempts(redis: Redis, job: Job): Promise<FailedAttempt[]>
   return out;
 }
 
+/** The earlier attempts, one clause each: `attempt 1 after 0.4 s (12 created, 0 updated, 0 retired): <its error>`. */
+function told(earlier: FailedAttempt[]): string {
+  return earlier.map((e) => `attempt ${e.attempt} after ${(e.durationMs / 1000).toFixed(1)} s${e.wrote ? ` (${e.wrote})` : ''}: ${e.error}`).join('; ');
+}
+
 /** The whole run as its record shows it: from its first attempt's start, every attempt's error and writes. */
 export async function wholeRun(redis: Redis, job: Job, last: { startedAt: number; err: unknown }): Promise<{ startedAt: number; durationMs: number; error: string }> {
   const error = (last.err as Error).message;
   const earlier = await earlierAttempts(redis, job);
   if (earlier.length === 0) return { startedAt: last.startedAt, durationMs: Date.now() - last.startedAt, error };
   const startedAt = Math.min(last.startedAt, ...earlier.map((e) => e.startedAt));
-  const told = earlier.map((e) => `attempt ${e.attempt} after ${(e.durationMs / 1000).toFixed(1)} s${e.wrote ? ` (${e.wrote})` : ''}: ${e.error}`);
   const wrote = wroteOf(last.err);
-  return { startedAt, durationMs: Date.now() - startedAt, error: `${error}${wrote ? ` (${wrote})` : ''}; earlier: ${told.join('; ')}` };
+  return { startedAt, durationMs: Date.now() - startedAt, error: `${error}${wrote ? ` (${wrote})` : ''}; earlier: ${told(earlier)}` };
+}
+
+type Counts = NonNullable<RunRecord['counts']>;
+
+/**
+ * The last attempt's counts with what the earlier attempts wrote put back: their creates and updates
+ * read as "unchanged" to the last attempt (the ledger knew them), so they move from unchanged to
+ * created/updated (never more than the unchanged there are: each item is counted once, and `read`
+ * stays the sum); their retirements are added (the last attempt no longer sees those items).
+ */
+function withEarlierWrites(counts: Counts, earlier: FailedAttempt[]): Counts {
+  const out: Counts = {};
+  for (const [kind, c] of Object.entries(counts)) out[kind] = { ...c };
+  for (const e of earlier) {
+    for (const [kind, w] of Object.entries(e.writes ?? {})) {
+      const c = (out[kind] ??= { read: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, retired: 0 });
+      for (const outcome of ['created', 'updated'] as const) {
+        const moved = Math.min(w[outcome], c.unchanged ?? 0);
+        c[outcome] = (c[outcome] ?? 0) + moved;
+        c.unchanged = (c.unchanged ?? 0) - moved;
+      }
+      c.retired = (c.retired ?? 0) + w.retired;
+    }
+  }
+  return out;
+}
+
+/**
+ * A run that succeeded after failed attempts, recorded as the whole run (the failed path's
+ * wholeRun, for a report): from the first attempt's start, with the earlier attempts' errors and
+ * writes. A run that succeeded at once is returned as it is, without reading the job's log.
+ */
+export async function retriedRun(redis: Redis, job: Job, record: RunRecord): Promise<RunRecord> {
+  if (job.attemptsMade === 0) return record;
+  const earlier = await earlierAttempts(redis, job);
+  if (earlier.length === 0) return record;
+  const lastStart = Date.parse(record.startedAt);
+  const startedAt = Math.min(lastStart, ...earlier.map((e) => e.startedAt));
+  return {
+    ...record,
+    startedAt: new Date(startedAt).toISOString(),
+    durationMs: lastStart + record.durationMs - startedAt,
+    ...(record.counts ? { counts: withEarlierWrites(record.counts, earlier) } : {}),
+    error: `succeeded on attempt ${job.attemptsMade + 1}; earlier: ${told(earlier)}`,
+  };
 }

@@ -2,7 +2,7 @@ import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullm
 import { hostname } from 'node:os';
 import { pid } from 'node:process';
 import { RunLockedError } from './run-lock.ts';
-import { noteFailedAttempt, wholeRun } from './attempts.ts';
+import { noteFailedAttempt, retriedRun, wholeRun } from './attempts.ts';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CalsyncConfig } from '../config/schema.ts';
@@ -213,7 +213,8 @@ function overlapsRunningRun(job: Job, err: unknown): boolean {
 async function recordSuccess(ctx: WorkerContext, job: Job, name: string, result: unknown, started: number): Promise<void> {
   const { metrics } = ctx;
   if (isReport(result)) {
-    await ctx.history.record(RunHistory.fromReport(name, result, job.id));
+    // A run that succeeded on a retry is recorded from its first attempt, with what the earlier ones wrote.
+    await ctx.history.record(await retriedRun(ctx.deps.redis, job, RunHistory.fromReport(name, result, job.id)));
     for (const [kind, c] of Object.entries(result.counts)) {
       for (const outcome of ['created', 'updated', 'unchanged', 'skipped', 'failed', 'retired'] as const) metrics.inc(METRIC_KEYS.items, { run: job.name, kind, outcome }, c[outcome]);
     }

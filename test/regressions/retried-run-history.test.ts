@@ -30,6 +30,27 @@ const flaky = defineJob({
   },
 });
 
+/** The first attempt writes 12 events and fails; the second sees them as unchanged, creates 3 more and succeeds. */
+const recovering = defineJob({
+  name: 'recovering' as JobKind,
+  queue: 'import',
+  payload: z.strictObject({ source: z.string() }),
+  historyName: (p) => p.source,
+  async process(job) {
+    await new Promise((r) => setTimeout(r, 50));
+    const report = new RunReport({ id: 'r', kind: 'import-ics', source: 'feed2', site: 's', language: 'en', dryRun: false });
+    if (job.attemptsMade === 0) {
+      for (let i = 0; i < 12; i++) report.add({ kind: 'events', slug: `e${i}`, outcome: 'created' });
+      const err = new RunFailedError('site-down', 'the site stopped answering after 12 events');
+      err.report = report.toJSON();
+      throw err;
+    }
+    for (let i = 0; i < 12; i++) report.add({ kind: 'events', slug: `e${i}`, outcome: 'unchanged' });
+    for (let i = 12; i < 15; i++) report.add({ kind: 'events', slug: `e${i}`, outcome: 'created' });
+    return report.finish();
+  },
+});
+
 /**
  * Found running calsync as a service: a run whose first attempt wrote part of a feed before the site
  * went away, and whose retries then failed otherwise, was recorded with the last attempt's error and
@@ -44,7 +65,7 @@ describe('regression: the history of a retried run kept only its last attempt', 
   beforeAll(async () => {
     redis = testRedis();
     const config = parseConfig({ history: { pauseAfterFailures: 10 } });
-    workers = await importWorkers(config, prefix, { ...JOBS, flaky: flaky as JobDefinition });
+    workers = await importWorkers(config, prefix, { ...JOBS, flaky: flaky as JobDefinition, recovering: recovering as JobDefinition });
     ({ queue, events } = workers);
   });
   afterAll(async () => {
@@ -65,5 +86,19 @@ describe('regression: the history of a retried run kept only its last attempt', 
     // From the first attempt's start: both backoffs (2 × 300 ms) are inside the run's duration.
     expect(Date.parse(run!.startedAt)).toBeLessThan(queued + 1000);
     expect(run!.durationMs).toBeGreaterThanOrEqual(600);
+  });
+
+  it('regression: a run that succeeded on a retry was recorded from its last attempt, the earlier writes shown as unchanged', async () => {
+    const queued = Date.now();
+    const job = await queue.add('recovering', { source: 'feed2' }, { attempts: 3, backoff: { type: 'fixed', delay: 400 } });
+    await job.waitUntilFinished(events, 30_000);
+    const [run, ...more] = await new RunHistory(redis, { prefix }).list('feed2');
+    expect(more).toHaveLength(0);
+    expect(run?.status).toBe('ok');
+    // What the first attempt created counts as created, once: not also as unchanged.
+    expect(run?.counts?.events).toMatchObject({ read: 15, created: 15, updated: 0, unchanged: 0, failed: 0 });
+    expect(run?.error).toMatch(/^succeeded on attempt 2; earlier: attempt 1 after \d+\.\d s \(12 created, 0 updated, 0 retired\): the site stopped answering after 12 events$/);
+    expect(Date.parse(run!.startedAt)).toBeLessThan(queued + 1000);
+    expect(run!.durationMs).toBeGreaterThanOrEqual(400);
   });
 });
