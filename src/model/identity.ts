@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { pathWithoutSecrets } from '../util/redact.ts';
 
 const MAX_SLUG = 200;
 
@@ -39,13 +40,19 @@ export function slugFor(sourceKey: string, identity: string): string {
   return `${prefix}-${shortHash(`${sourceKey}\u0000${identity}`)}`.slice(0, MAX_SLUG);
 }
 
-/** A source key from a URL or file name: host + path stem, slugified (`--source` default). */
+/**
+ * A source key from a URL or file name: host + path stem, slugified (`--source` default). The key
+ * is in every event slug on the site and in the run history, so a secret path piece of a private
+ * feed (src/util/redact.ts decides which) is replaced by a short hash of it: no character of the
+ * token, and two feeds differing only in their token keep two keys. Keys of URLs without one are
+ * as they were.
+ */
 export function sourceKeyFrom(location: string): string {
   let base = location;
   try {
     const u = new URL(location);
     if (u.protocol === 'http:' || u.protocol === 'https:' || u.protocol === 'webcal:') {
-      base = `${u.hostname}${u.pathname}`;
+      base = `${u.hostname}${pathWithoutSecrets(u.pathname, (secret) => `k${shortHash(secret, 6)}`)}`;
     }
   } catch {
     base = location.split(/[\\/]/).pop() ?? location;

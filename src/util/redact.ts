@@ -31,9 +31,9 @@ export function redactUrl(url: URL | string): string {
  * calendar are replaced, the rest kept. Google: `/calendar/ical/<calendar id>/private-<key>/basic.ics`.
  * Outlook / Office 365 published calendars: `/owa/calendar/<mailbox>/<key>[/<key>…]/calendar.ics`.
  */
-const PRIVATE_SHAPES: { path: RegExp; redact: (m: string, ...groups: string[]) => string }[] = [
-  { path: /(\/calendar\/ical\/[^/]+\/private-)[^/]+/i, redact: (_m, head) => `${head}${REDACTED}` },
-  { path: /(\/owa\/calendar\/[^/]+\/)((?:[^/]+\/)*[^/]+)(?=\/[^/]*$)/i, redact: (_m, head, keys) => head + keys.split('/').map(() => REDACTED).join('/') },
+const PRIVATE_SHAPES: { path: RegExp; redact: (mark: Mark, m: string, ...groups: string[]) => string }[] = [
+  { path: /(\/calendar\/ical\/[^/]+\/private-)[^/]+/i, redact: (mark, m, head) => `${head}${mark(m.slice(head.length))}` },
+  { path: /(\/owa\/calendar\/[^/]+\/)((?:[^/]+\/)*[^/]+)(?=\/[^/]*$)/i, redact: (mark, _m, head, keys) => head + keys.split('/').map((k) => mark(k)).join('/') },
 ];
 
 /**
@@ -46,11 +46,23 @@ const PRIVATE_SHAPES: { path: RegExp; redact: (m: string, ...groups: string[]) =
 // Both alternatives start only where a piece starts (the lookbehind), so text is scanned once.
 const KEY_PIECE = /(?<![A-Za-z0-9%])(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9]{16,}(?![A-Za-z0-9]))/gi;
 
-/** A URL path with its secret segments (known private-feed shapes, random-looking keys) replaced. */
-function redactPath(path: string): string {
+/** What a secret path piece becomes: `REDACTED` where a URL is shown. */
+type Mark = (secret: string) => string;
+const redacted: Mark = () => REDACTED;
+
+/** A URL path with its secret segments (known private-feed shapes, random-looking keys) replaced by `mark`'s text. */
+function redactPath(path: string, mark: Mark = redacted): string {
   let out = path;
-  for (const shape of PRIVATE_SHAPES) out = out.replace(shape.path, shape.redact);
-  return out.replace(KEY_PIECE, REDACTED);
+  for (const shape of PRIVATE_SHAPES) out = out.replace(shape.path, (m: string, ...groups: string[]) => shape.redact(mark, m, ...groups));
+  return out.replace(KEY_PIECE, (m) => mark(m));
+}
+
+/**
+ * A URL path with each secret piece (the ones redaction replaces) given to `mark` for its stand-in:
+ * for names derived from a private feed's URL (a source key), which must not carry its token.
+ */
+export function pathWithoutSecrets(path: string, mark: Mark): string {
+  return redactPath(path, mark);
 }
 
 /** `a=1&token=x&flag` → `a=REDACTED&token=REDACTED&flag` (names kept, values gone). */
