@@ -130,6 +130,12 @@ export class RunReport {
     this.warnings.push(message);
   }
 
+  /** A warning about the items being planned (a term limit): held and dropped with them (hold(), discard()). */
+  warnWithItems(message: string): void {
+    if (this.#deferred(() => this.warn(message))) return;
+    this.warn(message);
+  }
+
   /** An existing venue/organizer linked without writing its fields (listed once per record). */
   linkExisting(rec: NonNullable<ReportJson['linked']>[number]): void {
     if (this.#deferred(() => this.linkExisting(rec))) return;

@@ -294,7 +294,8 @@ export class SiteWriter {
   private warnTermLimits(d: EventDraft): void {
     const dropped = [droppedTermsNote('categories', d.categories), droppedTermsNote('tags', d.tags)].filter((n) => n !== undefined);
     if (dropped.length === 0 || ++this.termLimitWarnings > MAX_TERM_LIMIT_WARNINGS + 1) return;
-    this.o.report.warn(
+    // Held with the event's report line: a feed refused after it was planned reports neither.
+    this.o.report.warnWithItems(
       this.termLimitWarnings > MAX_TERM_LIMIT_WARNINGS
         ? `more events exceed the term limits per event; each one's report line (--json) says what was left out`
         : `${originRef(d.origin)}: ${dropped.join('; ')}`,
