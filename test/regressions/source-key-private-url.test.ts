@@ -1,6 +1,10 @@
+import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { slugFor, sourceKeyFrom } from '../../src/model/identity.ts';
+import { slugFor, slugify, sourceKeyFrom } from '../../src/model/identity.ts';
+import { runIcsImport, type IcsImportParams } from '../../src/runs/import-ics.ts';
 import { redactUrl } from '../../src/util/redact.ts';
+import { testPrefix, testRedis } from '../support/redis.ts';
+import { feedServer, testSite } from '../support/site.ts';
 
 /** Private feeds whose path holds the key to the calendar (the shapes src/util/redact.ts redacts), and that key. */
 const PRIVATE: { url: string; token: string }[] = [
@@ -38,6 +42,31 @@ describe('regression: a source key derived from a private URL held characters of
     expect(a).not.toBe(b);
     expect(sourceKeyFrom('https://cal.example.org/s/Ab12Cd34Ef56Gh78Ij90/feed.ics')).toBe(a);
     expect(a).toMatch(/^cal-example-org-s-[a-z0-9]+-feed$/);
+  });
+
+  it('a feed imported under its old key (token in it) is not imported a second time under the new one: refused, naming the old key', { timeout: 60_000 }, async () => {
+    const vevent = (i: number) => ['BEGIN:VEVENT', `UID:t${i}@example.org`, `SUMMARY:Talk ${i}`, `DTSTART:202705${String(i + 1).padStart(2, '0')}T190000Z`, 'DURATION:PT1H', 'END:VEVENT'];
+    const feed = await feedServer(['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//t//EN', ...Array.from({ length: 10 }, (_, i) => vevent(i)).flat(), 'END:VCALENDAR', ''].join('\r\n'));
+    const env = await testSite();
+    const redis: Redis = testRedis();
+    try {
+      const url = feed.url.replace('/feed.ics', '/s/Ab12Cd34Ef56Gh78Ij90/feed.ics');
+      const oldKey = slugify(`${new URL(url).hostname}${new URL(url).pathname}`.replace(/\.ics$/, ''), 40); // the key main derived
+      const ctx = { redis, prefix: testPrefix() };
+      const params = (sourceKey: string): IcsImportParams => ({
+        location: url, site: env.site, sourceKey, lang: 'en', window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-12-31T00:00:00Z') },
+        retire: 'keep', onEdit: 'overwrite', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: [new URL(url).host], refreshAfterMs: 0,
+      });
+      expect((await runIcsImport(params(oldKey), ctx)).counts.events.created).toBe(10);
+      const err = await runIcsImport(params(sourceKeyFrom(url)), ctx).then(() => undefined, (e: unknown) => e as Error & { code?: string });
+      expect(err?.code).toBe('source-overlap');
+      expect(err?.message).toContain(`Rerun with --source ${oldKey}`);
+      expect(env.sandbox.dump('en').events).toHaveLength(10);
+    } finally {
+      redis.disconnect();
+      await env.close();
+      await feed.close();
+    }
   });
 
   it('keys of URLs without a secret are as they were (existing imports keep their identity)', () => {
