@@ -1,7 +1,3 @@
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
@@ -10,7 +6,7 @@ import type { ResolvedSite } from '../config/sites.ts';
 import type { EventDraft, OrganizerDraft, VenueDraft, Normalized } from '../model/draft.ts';
 import type { Language } from '../model/languages.ts';
 import { fetchSource, FetchError, openFileCapped } from '../sources/fetch/index.ts';
-import { inspectCsv, readCsvBatches, rejectsWidth, shortRowsWarning, writeRejectsCsv, CsvRefusedError, type CsvInspection, type CsvItem, type CsvKind, type CsvOptions } from '../sources/csv/index.ts';
+import { inspectCsv, readCsvBatches, shortRowsWarning, CsvRefusedError, type CsvInspection, type CsvItem, type CsvKind, type CsvOptions } from '../sources/csv/index.ts';
 import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter } from '../write/writer.ts';
 import type { AdoptLinked } from '../write/linked.ts';
@@ -18,6 +14,7 @@ import { RunReport, type ReportJson } from '../report/report.ts';
 import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
 import { checkSite, defaultZone, type DefaultZone } from './site-check.ts';
 import { guardSourceOverlap } from './overlap-guard.ts';
+import { RejectsFile, type RejectRow } from './rejects-file.ts';
 
 export interface CsvImportParams {
   location: string;
@@ -51,11 +48,7 @@ export interface CsvChunk {
   items: CsvItem[];
 }
 
-export interface RejectRow {
-  line: number;
-  raw: string[];
-  reason: string;
-}
+export type { RejectRow } from './rejects-file.ts';
 
 /** A chunk's result: its report plus the rows to write to the rejects file. */
 export interface ChunkResult {
@@ -199,60 +192,6 @@ export async function processChunk(p: CsvImportParams, chunk: CsvChunk, ctx: Run
   return { report: report.toJSON(), rejects };
 }
 
-/**
- * The inline run's rejects file: the input's rows as they were, plus `line` and `reason`. Rejected
- * rows go to a spool file beside it as each chunk ends (one JSON line per row; chunks come in file
- * order), not into memory for the whole run; the file is written from the spool once the widest
- * row is known, one row at a time, and renamed into place.
- */
-class RejectsSpool {
-  private readonly file: string;
-  private readonly spool: string;
-  private out?: WriteStream;
-  private width = 0;
-
-  constructor(file: string) {
-    this.file = file;
-    this.spool = `${file}.${process.pid}.rows`;
-  }
-
-  async add(rows: RejectRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    if (!this.out) {
-      await mkdir(path.dirname(path.resolve(this.file)), { recursive: true });
-      this.out = createWriteStream(this.spool);
-    }
-    this.width = Math.max(this.width, rejectsWidth(rows));
-    for (const r of rows.sort((a, b) => a.line - b.line)) {
-      if (!this.out.write(`${JSON.stringify(r)}\n`)) await once(this.out, 'drain');
-    }
-  }
-
-  /** Writes the rejects file; undefined (and no file) when no row was rejected. */
-  async finish(inspection: Pick<CsvInspection, 'headers' | 'delimiter'>): Promise<string | undefined> {
-    if (!this.out) return undefined;
-    this.out.end();
-    await once(this.out, 'close');
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    const dest = createWriteStream(tmp);
-    const part = { width: this.width, header: false };
-    dest.write(writeRejectsCsv([], inspection.headers, inspection.delimiter, { width: this.width }));
-    for await (const line of createInterface({ input: createReadStream(this.spool), crlfDelay: Infinity })) {
-      if (!dest.write(writeRejectsCsv([JSON.parse(line) as RejectRow], inspection.headers, inspection.delimiter, part))) await once(dest, 'drain');
-    }
-    dest.end();
-    await once(dest, 'close');
-    await rename(tmp, this.file);
-    await this.discard();
-    return this.file;
-  }
-
-  async discard(): Promise<void> {
-    this.out?.destroy();
-    await rm(this.spool, { force: true });
-  }
-}
-
 /** The inline run (CLI): the same chunks through the same processor, one after another. */
 export async function runCsvImport(p: CsvImportParams, ctx: RunContext = {}): Promise<ReportJson & { rejectsFile?: string; unmapped?: string[] }> {
   const total = new RunReport({ id: ctx.runId ?? randomUUID(), kind: 'import-csv', source: p.sourceKey, site: p.site.name, language: p.lang, dryRun: p.dryRun });
@@ -272,10 +211,11 @@ async function importCsv(input: CsvImportParams, ctx: RunContext, total: RunRepo
   const short = shortRowsWarning(inspection.shortRows);
   if (short) total.warn(short);
   // Rejected rows are kept only when a rejects file was asked for, and then on disk.
-  const rejects = p.rejectsPath ? new RejectsSpool(p.rejectsPath) : undefined;
+  const rejects = p.rejectsPath ? new RejectsFile(p.rejectsPath) : undefined;
   let rejectsFile: string | undefined;
   try {
     let done = 0;
+    let n = 0;
     for await (const chunk of chunks(p, open, inspection)) {
       if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
       const shared = chunk.index === 0 ? await guardCsvOverlap(p, chunk, ctx) : undefined;
@@ -283,11 +223,12 @@ async function importCsv(input: CsvImportParams, ctx: RunContext, total: RunRepo
       if (readsDefaultZone(chunk)) total.defaultTimezone = zone;
       const r = await processChunk(p, chunk, ctx);
       total.merge(r.report);
-      await rejects?.add(r.rejects);
+      await rejects?.spool(chunk.index, r.rejects);
+      n = chunk.index + 1;
       done += chunk.items.length;
       await ctx.onProgress?.({ phase: 'rows', done, total: inspection.rows });
     }
-    rejectsFile = await rejects?.finish(inspection);
+    rejectsFile = await rejects?.write(n, inspection);
   } finally {
     await rejects?.discard();
   }

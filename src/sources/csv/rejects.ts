@@ -19,7 +19,7 @@ export function writeRejectsCsv(
   rows: { raw: string[]; line: number; reason: string }[],
   headers: string[],
   delimiter: string,
-  // A file written in parts (queued runs, jobs/csv-rejects.ts): every part is padded to the whole
+  // A file written in parts (one a chunk, src/runs/rejects-file.ts): every part is padded to the whole
   // file's width, and only the first carries the BOM and header.
   part: { width?: number; header?: boolean } = {},
 ): string {
