@@ -24,36 +24,62 @@ export function loadCliConfig(opts: GlobalOptions): CalsyncConfig {
   return loadConfig(file);
 }
 
-export interface InlineRedis {
+/** A CLI command's Redis: where it is, a connection to it, and how to let go of both. */
+export interface CommandRedis {
   redis?: Redis;
   url?: string;
+  /** The data dir's embedded server (no --redis, $REDIS_URL or config `redis`). */
+  embedded: boolean;
   stop(): Promise<void>;
+}
+
+export interface CommandRedisOptions {
+  /**
+   * 'required': fail without a Redis (the queue's commands, run history); 'optional': without
+   * one, say so and go on (an inline run keeps its ledger in memory); 'none': open nothing (a run
+   * that keeps no state in Redis). @defaultValue 'optional'
+   */
+  need?: 'required' | 'optional' | 'none';
+  /** What a required Redis's absence says, instead of the embedded server's own reason. */
+  unavailable?: string;
+  /** ioredis' `maxRetriesPerRequest`: null waits out an outage; a number fails a short command soon. @defaultValue null */
+  maxRetriesPerRequest?: number | null;
+  /** Logs an outage once, and its end (src/queue/connection.ts), and a missing optional Redis. */
+  log?: Logger;
 }
 
 /**
  * Redis for a CLI command: --redis / $REDIS_URL / the config's, else the data dir's embedded
- * server, shared by every command on that data dir (so the ledger persists and reruns send no writes), else none (the
- * run still creates no duplicates, it only rewrites unchanged events).
+ * server, shared by every command on that data dir (so the ledger and the run history persist and
+ * reruns send no writes), else none when `need` allows it (the run still creates no duplicates,
+ * it only rewrites unchanged events).
  */
-export async function inlineRedis(opts: GlobalOptions, config: CalsyncConfig, log: Logger, { required = false } = {}): Promise<InlineRedis> {
+export async function commandRedis(opts: GlobalOptions, config: CalsyncConfig, o: CommandRedisOptions & { need: 'required' }): Promise<CommandRedis & { redis: Redis; url: string }>;
+export async function commandRedis(opts: GlobalOptions, config: CalsyncConfig, o?: CommandRedisOptions): Promise<CommandRedis>;
+export async function commandRedis(opts: GlobalOptions, config: CalsyncConfig, o: CommandRedisOptions = {}): Promise<CommandRedis> {
+  const need = o.need ?? 'optional';
+  if (need === 'none') return { embedded: false, stop: async () => undefined };
+  const connect = (url: string) => commandConnection(url, { maxRetriesPerRequest: o.maxRetriesPerRequest ?? null }, o.log);
   const url = opts.redis ?? process.env.REDIS_URL ?? config.redis;
   if (url) {
-    const redis = commandConnection(url, { maxRetriesPerRequest: null }, log);
-    return { redis, url, stop: async () => void redis.disconnect() };
+    const redis = connect(url);
+    return { redis, url, embedded: false, stop: async () => void redis.disconnect() };
   }
   let local: EmbeddedRedis;
   try {
     // Shared with every other command on this data dir (src/queue/redis-server.ts).
     local = await embeddedRedis(config.dataDir);
   } catch (err) {
-    if (required || !(err instanceof RedisUnavailableError)) throw err;
-    log.warn('no Redis available: the ledger is kept in memory for this run only, so a rerun rewrites unchanged events (it never duplicates them). Set REDIS_URL or install redis-server to keep it.');
-    return { stop: async () => undefined };
+    if (!(err instanceof RedisUnavailableError)) throw err;
+    if (need === 'required') throw o.unavailable ? new RedisUnavailableError(o.unavailable) : err;
+    o.log?.warn('no Redis available: the ledger is kept in memory for this run only, so a rerun rewrites unchanged events (it never duplicates them). Set REDIS_URL or install redis-server to keep it.');
+    return { embedded: false, stop: async () => undefined };
   }
-  const redis = commandConnection(local.url, { maxRetriesPerRequest: null }, log);
+  const redis = connect(local.url);
   return {
     redis,
     url: local.url,
+    embedded: true,
     stop: async () => {
       await redis.quit().catch(() => undefined);
       await local.release();
@@ -88,7 +114,7 @@ export async function runInline<O, P, R>(g: GlobalOptions, setExit: (code: numbe
     const log = createLogger({ level: g.logLevel });
     const config = loadCliConfig(g);
     const params = c.params(options, config);
-    const r: InlineRedis = c.redis === false ? { stop: async () => undefined } : await inlineRedis(g, config, log);
+    const r = await commandRedis(g, config, { need: c.redis === false ? 'none' : 'optional', log });
     const progress = new ProgressLine({ enabled: !c.json || process.stderr.isTTY });
     try {
       const result = await c.run(params, runContext({ redis: r.redis, prefix: g.prefix, log }, { onProgress: progress.update }));

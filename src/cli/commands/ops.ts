@@ -1,39 +1,20 @@
 import type { Command } from 'commander';
-import type { Redis } from 'ioredis';
-import { commandConnection } from '../../queue/connection.ts';
 import type { CalsyncConfig } from '../../config/schema.ts';
 import { RunHistory } from '../../queue/history.ts';
-import { embeddedRedis, RedisUnavailableError, type EmbeddedRedis } from '../../queue/redis-server.ts';
-import { loadCliConfig, type GlobalOptions } from '../runtime.ts';
+import { commandRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
 import { intOption } from '../options.ts';
 import { OptionsError } from '../validate.ts';
 
 /**
- * The Redis the worker and `enqueue` use: --redis / $REDIS_URL / the config's, else the data dir's
- * embedded one (started from its AOF if no command is running it, so the history is still there).
+ * The Redis the worker and `enqueue` use (src/cli/runtime.ts), for a short command: a request
+ * fails after two retries instead of waiting out an outage.
  */
-async function redisFor(g: GlobalOptions, config: CalsyncConfig): Promise<{ redis: Redis; close(): Promise<void> }> {
-  const url = g.redis ?? process.env.REDIS_URL ?? config.redis;
-  if (url) {
-    const redis = commandConnection(url, { maxRetriesPerRequest: 2 });
-    return { redis, close: async () => void redis.disconnect() };
-  }
-  let local: EmbeddedRedis;
-  try {
-    local = await embeddedRedis(config.dataDir);
-  } catch (err) {
-    if (!(err instanceof RedisUnavailableError)) throw err;
-    throw new RedisUnavailableError(`no Redis: REDIS_URL is not set and the embedded Redis of ${config.dataDir} cannot be started. Set REDIS_URL (or --redis, or "redis" in the config) to the worker's Redis.`);
-  }
-  const redis = commandConnection(local.url, { maxRetriesPerRequest: 2 });
-  return {
-    redis,
-    close: async () => {
-      await redis.quit().catch(() => undefined);
-      await local.release();
-    },
-  };
-}
+const historyRedis = (g: GlobalOptions, config: CalsyncConfig) =>
+  commandRedis(g, config, {
+    need: 'required',
+    maxRetriesPerRequest: 2,
+    unavailable: `no Redis: REDIS_URL is not set and the embedded Redis of ${config.dataDir} cannot be started. Set REDIS_URL (or --redis, or "redis" in the config) to the worker's Redis.`,
+  });
 
 /** The names the config runs under (sources, exports, syncs): what history, pause and resume are kept by. */
 function configuredNames(config: CalsyncConfig): Set<string> {
@@ -51,7 +32,7 @@ export function registerOps(program: Command, globals: () => GlobalOptions, setE
     .action(async (o: { source?: string; limit: number; json?: boolean }) => {
       const g = globals();
       const config = loadCliConfig(g);
-      const { redis, close } = await redisFor(g, config);
+      const { redis, stop } = await historyRedis(g, config);
       try {
         const h = new RunHistory(redis, { prefix: g.prefix, keep: config.history.keep, pauseAfterFailures: config.history.pauseAfterFailures });
         const runs = await h.list(o.source, o.limit);
@@ -71,7 +52,7 @@ export function registerOps(program: Command, globals: () => GlobalOptions, setE
         }
         if (runs.length === 0) process.stdout.write('no runs recorded yet\n');
       } finally {
-        await close();
+        await stop();
       }
     });
 
@@ -83,7 +64,7 @@ export function registerOps(program: Command, globals: () => GlobalOptions, setE
     .action(async (name: string) => {
       const g = globals();
       const config = loadCliConfig(g);
-      const { redis, close } = await redisFor(g, config);
+      const { redis, stop } = await historyRedis(g, config);
       try {
         const h = new RunHistory(redis, { prefix: g.prefix });
         const was = await h.paused(name);
@@ -92,7 +73,7 @@ export function registerOps(program: Command, globals: () => GlobalOptions, setE
         await h.resume(name);
         process.stdout.write(was ? `resumed ${name} (paused since ${was.since}: ${was.lastError})\n` : `${name} was not paused\n`);
       } finally {
-        await close();
+        await stop();
       }
     });
 

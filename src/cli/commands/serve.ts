@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { startServer } from '../../serve/server.ts';
 import { createLogger } from '../../util/log.ts';
-import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
+import { commandRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
 import { intOption } from '../options.ts';
 import { ServePasswordMissingError } from '../../serve/guard.ts';
 
@@ -18,13 +18,13 @@ export function registerServe(program: Command, globals: () => GlobalOptions, se
       const g = globals();
       const log = createLogger({ level: g.logLevel === 'warn' ? 'info' : g.logLevel });
       const config = loadCliConfig(g);
-      const r = await inlineRedis(g, config, log, { required: true });
+      const r = await commandRedis(g, config, { need: 'required', log });
       const auth = config.serve.basicAuth;
       const password = auth ? process.env[auth.passwordEnv] : undefined;
       if (auth && !password) throw new ServePasswordMissingError(auth.passwordEnv);
       const server = await startServer({
-        redis: r.redis!,
-        redisUrl: r.url!,
+        redis: r.redis,
+        redisUrl: r.url,
         port: o.port ?? config.serve.port,
         host: o.host ?? config.serve.host,
         feedsDir: path.resolve(o.feeds ?? config.exports[0]?.outDir ?? path.join(config.dataDir, 'feeds')),

@@ -12,7 +12,7 @@ import { formatReport, reportExitCode, type ReportJson } from '../../report/repo
 import { createLogger, type Logger } from '../../util/log.ts';
 import { terminalSafe } from '../../util/terminal.ts';
 import { ProgressLine } from '../progress.ts';
-import { inlineRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
+import { commandRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
 import { splitList } from '../options.ts';
 import { OptionsError } from '../validate.ts';
 
@@ -33,10 +33,10 @@ export function registerWorker(program: Command, globals: () => GlobalOptions, s
 async function runWorker(g: GlobalOptions, o: { queues?: string[]; schedules: boolean }, setExit: SetExit): Promise<void> {
   const log = createLogger({ level: g.logLevel === 'warn' ? 'info' : g.logLevel });
   const config = loadCliConfig(g);
-  const r = await inlineRedis(g, config, log, { required: true });
+  const r = await commandRedis(g, config, { need: 'required', log });
   const queues = (o.queues as QueueName[] | undefined) ?? [...QUEUES];
-  const running = await startWorkers({ config, redisUrl: r.url as string, jobs: JOBS, log, queues, prefix: g.prefix });
-  if (o.schedules) await reconcileSchedules(config, r.url as string, g.prefix, log);
+  const running = await startWorkers({ config, redisUrl: r.url, jobs: JOBS, log, queues, prefix: g.prefix });
+  if (o.schedules) await reconcileSchedules(config, r.url, g.prefix, log);
   log.info({ queues }, 'worker started');
   const signal = await untilSignal();
   log.info({ signal }, 'shutting down: no new jobs, waiting for running ones');
@@ -98,20 +98,20 @@ async function enqueue(g: GlobalOptions, kind: string, location: string | undefi
   const config = loadCliConfig(g);
   const payload = enqueuePayload(kind, location, o);
   const queueName = (JOBS[kind] as { queue: QueueName }).queue;
-  const r = await inlineRedis(g, config, log, { required: true });
-  const queues = openQueues(r.url as string, g.prefix);
+  const r = await commandRedis(g, config, { need: 'required', log });
+  const queues = openQueues(r.url, g.prefix);
   const queue = queues[queueName];
   let events: QueueEvents | undefined;
   try {
     if (o.wait) {
       // Subscribe before adding: QueueEvents only sees events after it starts (BullMQ docs).
-      events = new QueueEvents(queueName, { connection: bullConnection(r.url as string), prefix: g.prefix });
+      events = new QueueEvents(queueName, { connection: bullConnection(r.url), prefix: g.prefix });
       await events.waitUntilReady();
     }
     const job: Job = await queue.add(kind, payload);
     process.stderr.write(`enqueued ${kind} job ${job.id} on queue "${queueName}"\n`);
     if (!events) return;
-    const where = r.url && !(g.redis ?? process.env.REDIS_URL ?? config.redis) ? `the embedded Redis of ${config.dataDir}` : 'this Redis';
+    const where = r.embedded ? `the embedded Redis of ${config.dataDir}` : 'this Redis';
     await followJob(job, queue, events, where, Boolean(o.json), setExit);
   } finally {
     await events?.close();
