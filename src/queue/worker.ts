@@ -194,20 +194,36 @@ async function processJob(ctx: WorkerContext, job: Job, token?: string, signal?:
     await recordSuccess(ctx, job, name, result, started);
     return result;
   } catch (err) {
-    if (overlapsRunningRun(job, err)) {
+    const locked = whenLocked(job, err, token);
+    if (locked === 'skip') {
       ctx.o.log.info({ jobId: job.id, name }, 'a run of this source is still in progress: this scheduled run is skipped (the schedule starts the next one)');
       return { skipped: true, name, reason: 'a run of this source was still in progress' };
     }
+    if (locked === 'wait') return waitForLock(ctx, job, name, (err as RunLockedError).message, token);
     return failed(ctx, { job, def, name, started, token, cutOff: signal?.aborted === true && signal.reason === CUT_OFF }, err);
   }
 }
 
 /**
- * A scheduled run that finds another run of its source still going: waiting for it (as an enqueued
- * run does) only piles the schedule's runs up behind a long one, to run back to back for nothing.
+ * What a run does when another run of its source (or sync pair) holds the run lock (RunLockedError);
+ * undefined for any other error.
+ * - skip: a scheduled run, locked out by another run. Waiting for it (as an enqueued run does)
+ *   only piles the schedule's runs up behind a long one, to run back to back for nothing.
+ * - wait: any other run (enqueued, or an earlier delivery of this same run still holding the lock)
+ *   comes back later, without spending an attempt or counting towards the auto-pause.
+ * - fail: a job that cannot be moved to delayed (no lock token) fails like any other error.
  */
-function overlapsRunningRun(job: Job, err: unknown): boolean {
-  return err instanceof RunLockedError && !err.sameRun && job.repeatJobKey !== undefined;
+function whenLocked(job: Job, err: unknown, token?: string): 'skip' | 'wait' | 'fail' | undefined {
+  if (!(err instanceof RunLockedError)) return undefined;
+  if (!err.sameRun && job.repeatJobKey !== undefined) return 'skip';
+  return token ? 'wait' : 'fail';
+}
+
+/** Puts a locked-out run back in the queue for 2-4 s (BullMQ's DelayedError tells it the job moved). */
+async function waitForLock(ctx: WorkerContext, job: Job, name: string, message: string, token?: string): Promise<never> {
+  ctx.o.log.info({ jobId: job.id, name }, redactText(message));
+  await job.moveToDelayed(Date.now() + 2000 + Math.floor(Math.random() * 2000), token);
+  throw new DelayedError();
 }
 
 async function recordSuccess(ctx: WorkerContext, job: Job, name: string, result: unknown, started: number): Promise<void> {
@@ -233,18 +249,11 @@ interface Attempt {
   cutOff?: boolean;
 }
 
-/** A run that threw: delayed when its source is locked, else counted, recorded when final, and rethrown. */
+/** A run that threw (not one waiting for the run lock): counted, recorded when final, and rethrown. */
 async function failed(ctx: WorkerContext, a: Attempt, err: unknown): Promise<never> {
   const { job } = a;
   // BullMQ stores the message as the job's failedReason (Redis, dashboard): no URL secrets in it.
   if (err instanceof Error) err.message = redactText(err.message);
-  if (err instanceof RunLockedError && a.token) {
-    // Another run of the same source is writing: come back later, without spending an attempt
-    // or counting towards the auto-pause.
-    ctx.o.log.info({ jobId: job.id, name: a.name }, err.message);
-    await job.moveToDelayed(Date.now() + 2000 + Math.floor(Math.random() * 2000), a.token);
-    throw new DelayedError();
-  }
   if (a.cutOff && a.token) {
     // Cut off by this worker's shutdown: the next worker runs it, as a rerun (writes are upserts
     // checked against the ledger), without spending an attempt or recording a failed run.
