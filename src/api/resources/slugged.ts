@@ -77,17 +77,24 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
   }
 
   get(id: number, opts?: RecordOptions<X>): Promise<R> {
-    const route = `${this.base}/:id`;
-    return this.exec.call(
-      { method: 'GET', route, path: `${this.base}/${idSegment(id, 'GET', route)}`, query: this.recordQuery(opts), kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.cfg.record, j) },
-      opts,
-    );
+    return this.#byId('GET', id, opts, { query: this.recordQuery(opts) });
   }
 
   getBySlug(slug: string, opts?: CallOptions): Promise<R> {
+    return this.#bySlug('GET', slug, opts);
+  }
+
+  /** One record by id (`/x/<id>`): read, full-replace update or trash, answered with the record. */
+  #byId(method: 'GET' | 'POST' | 'DELETE', id: number, opts: CallOptions | undefined, extra: { query?: Array<[string, string]>; body?: unknown }): Promise<R> {
+    const route = `${this.base}/:id`;
+    return this.exec.call({ method, route, path: `${this.base}/${idSegment(id, method, route)}`, ...extra, kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.cfg.record, j) }, opts);
+  }
+
+  /** One record by slug (`/x/by-slug/<slug>`): read, full-replace update or trash, answered with the record. */
+  #bySlug(method: 'GET' | 'POST' | 'DELETE', slug: string, opts: CallOptions | undefined, body?: unknown): Promise<R> {
     const route = `${this.base}/by-slug/:slug`;
     return this.exec.call(
-      { method: 'GET', route, path: `${this.base}/by-slug/${slugSegment(slug, 'GET', route)}`, kind: 'safe', notFoundParams: ['slug'], parse: (j) => parsed(this.cfg.record, j) },
+      { method, route, path: `${this.base}/by-slug/${slugSegment(slug, method, route)}`, ...(body === undefined ? {} : { body }), kind: 'safe', notFoundParams: ['slug'], parse: (j) => parsed(this.cfg.record, j) },
       opts,
     );
   }
@@ -150,11 +157,7 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
   /** Full-replace update by id (the site resets omitted fields: send the complete body). */
   update(id: number, body: UI, opts?: CallOptions): Promise<R> {
     const route = `${this.base}/:id`;
-    const valid = validate(this.cfg.updateById, body, 'POST', route, 'body');
-    return this.exec.call(
-      { method: 'POST', route, path: `${this.base}/${idSegment(id, 'POST', route)}`, body: valid, kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.cfg.record, j) },
-      opts,
-    );
+    return this.#byId('POST', id, opts, { body: validate(this.cfg.updateById, body, 'POST', route, 'body') });
   }
 
   /** Full-replace update by slug; NotFoundError when the slug is unknown (all three forms). */
@@ -162,33 +165,17 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
     const route = `${this.base}/by-slug/:slug`;
     slugSegment(slug, 'POST', route);
     const withSlug = this.cfg.slugInUpdateBody ? { ...body, slug } : body;
-    return this.#updateBySlug(slug, validate(this.cfg.update, withSlug, 'POST', route, 'body'), opts);
-  }
-
-  #updateBySlug(slug: string, valid: unknown, opts: CallOptions | undefined): Promise<R> {
-    const route = `${this.base}/by-slug/:slug`;
-    return this.exec.call(
-      { method: 'POST', route, path: `${this.base}/by-slug/${encodeURIComponent(slug)}`, body: valid, kind: 'safe', notFoundParams: ['slug'], parse: (j) => parsed(this.cfg.record, j) },
-      opts,
-    );
+    return this.#bySlug('POST', slug, opts, validate(this.cfg.update, withSlug, 'POST', route, 'body'));
   }
 
   /** Moves the record to the trash; a second delete by id is ApiError 410 `*-is-in-trash`. */
   delete(id: number, opts?: RecordOptions<X>): Promise<R> {
-    const route = `${this.base}/:id`;
-    return this.exec.call(
-      { method: 'DELETE', route, path: `${this.base}/${idSegment(id, 'DELETE', route)}`, query: this.recordQuery(opts), kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.cfg.record, j) },
-      opts,
-    );
+    return this.#byId('DELETE', id, opts, { query: this.recordQuery(opts) });
   }
 
   /** Trashes by slug; once trashed the slug is `<slug>__trashed`, so a second call is NotFoundError. */
   deleteBySlug(slug: string, opts?: CallOptions): Promise<R> {
-    const route = `${this.base}/by-slug/:slug`;
-    return this.exec.call(
-      { method: 'DELETE', route, path: `${this.base}/by-slug/${slugSegment(slug, 'DELETE', route)}`, kind: 'safe', notFoundParams: ['slug'], parse: (j) => parsed(this.cfg.record, j) },
-      opts,
-    );
+    return this.#bySlug('DELETE', slug, opts);
   }
 
   /**
@@ -205,7 +192,7 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
     // Validated once: a valid create body (slug included) is also a valid by-slug update body.
     const full = validate(this.cfg.create, { ...body, slug }, 'POST', route, 'body') as C & WithSlug;
     try {
-      return { record: await this.#updateBySlug(slug, full, opts), created: false };
+      return { record: await this.#bySlug('POST', slug, opts, full), created: false };
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
     }
