@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { CalsyncConfig } from '../src/config/schema.ts';
-import { sourceKeyFrom } from '../src/model/identity.ts';
 import { addFlow } from '../src/queue/flow.ts';
 import { readStoredIfAny, writeStored } from '../src/queue/stored.ts';
 import { shortRowsWarning } from '../src/sources/csv/index.ts';
@@ -11,7 +10,7 @@ import { RunReport, type ReportJson } from '../src/report/report.ts';
 import { RunFailedError, runContext } from '../src/runs/context.ts';
 import { CsvImportOptions, csvOptionsFromSource, csvParams } from '../src/runs/options/import-csv.ts';
 import { assembleRejects, capFailures, omittedWarning, spoolChunkRejects } from './csv-rejects.ts';
-import { ConfiguredSiteName, QueueLocation } from './payload.ts';
+import { ConfiguredSiteName, importRunName, QueueLocation } from './payload.ts';
 import { CsvChunkMissingError, UnknownConfigEntryError } from '../src/queue/job-errors.ts';
 
 /** A chunk job's return value (kept in Redis): its report with failures capped, and a count of rejected rows. */
@@ -63,7 +62,7 @@ export const importCsvJob = defineJob({
   name: 'import-csv',
   queue: 'import',
   payload: ImportCsvPayload,
-  historyName: (p) => ('location' in p ? (p.source ?? sourceKeyFrom(p.location)) : p.source),
+  historyName: importRunName,
   async process(job, payload, deps, signal) {
     const o = resolveCsvPayload(payload, deps.config);
     const run = runContext(deps, { signal, logFields: { jobId: job.id } });
@@ -107,7 +106,7 @@ export const importCsvChunkJob = defineJob({
   part: 'piece',
   queue: 'import',
   payload: z.strictObject({ runId: RunId, payload: ImportCsvPayload, chunk: z.number().int().min(0) }),
-  historyName: (p) => `${'location' in p.payload ? (p.payload.source ?? sourceKeyFrom(p.payload.location)) : p.payload.source}`,
+  historyName: (p) => importRunName(p.payload),
   async process(job, p, deps, signal): Promise<QueuedChunkResult> {
     const o = resolveCsvPayload(p.payload, deps.config);
     const params = csvParams(o, deps.config, { allowFiles: o.configured });
@@ -125,7 +124,7 @@ export const importCsvFinishJob = defineJob({
   part: 'finish',
   queue: 'import',
   payload: RunRef,
-  historyName: (p) => ('location' in p.payload ? (p.payload.source ?? sourceKeyFrom(p.payload.location)) : p.payload.source),
+  historyName: (p) => importRunName(p.payload),
   async process(job, ref, deps): Promise<ReportJson & { rejectsFile?: string }> {
     const o = resolveCsvPayload(ref.payload, deps.config);
     const params = csvParams(o, deps.config);

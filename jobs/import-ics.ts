@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { CalsyncConfig } from '../src/config/schema.ts';
-import { sourceKeyFrom } from '../src/model/identity.ts';
 import { defineJob } from '../src/queue/job-definition.ts';
 import { withRunLock } from '../src/queue/run-lock.ts';
-import { ConfiguredSiteName, QueueLocation } from './payload.ts';
+import { ConfiguredSiteName, importRunName, QueueLocation } from './payload.ts';
 import { runIcsImport } from '../src/runs/import-ics.ts';
 import { IcsImportOptions, icsOptionsFromSource, icsParams } from '../src/runs/options/import-ics.ts';
 import type { ReportJson } from '../src/report/report.ts';
@@ -29,7 +28,7 @@ export const importIcsJob = defineJob({
   name: 'import-ics',
   queue: 'import',
   payload: ImportIcsPayload,
-  historyName: (p) => ('location' in p ? (p.source ?? sourceKeyFrom(p.location)) : p.source),
+  historyName: importRunName,
   async process(job, payload, deps, signal): Promise<ReportJson> {
     const opts = resolveIcsPayload(payload, deps.config);
     // Local files are only for the CLI; a configured source may name one (the demo's bundled feeds).

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfiguredSiteName } from '../src/config/sites.ts';
+import { sourceKeyFrom } from '../src/model/identity.ts';
 import { hasPathSecrets } from '../src/util/redact.ts';
 
 /**
@@ -39,3 +40,12 @@ export const QueueLocation = z
       if (SECRET_PARAM.test(name)) ctx.addIssue({ code: 'custom', message: `the query parameter "${name}" looks like a secret, which would be stored in Redis and shown on the dashboard; declare the feed as a config source and enqueue it by name` });
     }
   });
+
+/**
+ * The name an import's runs are kept under (run history, pause, resume): the config source it
+ * names, else the ad-hoc feed's --source or the key derived from its location, as the run's own
+ * source key is (src/runs/options/).
+ */
+export function importRunName(p: { source: string } | { location: string; source?: string }): string {
+  return 'location' in p ? (p.source ?? sourceKeyFrom(p.location)) : p.source;
+}
