@@ -6,6 +6,7 @@ import { assembleRejects, spoolChunkRejects } from '../../jobs/csv-rejects.ts';
 import { RejectsFile, type RejectRow } from '../../src/runs/rejects-file.ts';
 import { DELIMITERS } from '../../src/sources/csv/delimiter.ts';
 import { writeRejectsCsv } from '../../src/sources/csv/index.ts';
+import { prng } from '../../src/util/random.ts';
 
 /**
  * The inline run and the queued run write their rejects file through one module
@@ -14,17 +15,6 @@ import { writeRejectsCsv } from '../../src/sources/csv/index.ts';
  * fills in), the file is byte for byte what writeRejectsCsv makes of all the rows at once, which
  * is what both paths wrote before they shared the module.
  */
-
-/** A small deterministic generator (mulberry32): the same cases on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CELLS = ['', 'plain', 'two words', ' padded ', 'x,=1+1', 'a;+2', 'b\t-3', '=cmd', 'Tom "TJ" Jones', 'multi\nline', 'ünïcødé', '\uFEFFbom'];
 
@@ -51,7 +41,7 @@ describe('rejects file: the inline and the queued run write the same bytes as on
   const cases = DELIMITERS.flatMap((delimiter, d) => [1, 2, 3].map((k) => ({ delimiter, seed: 100 * d + k })));
 
   it.each(cases)('delimiter $delimiter, seed $seed', async ({ delimiter, seed }) => {
-    const rnd = random(seed);
+    const rnd = prng(seed);
     const chunks = chunksOf(rnd, 1 + Math.floor(rnd() * 7));
     const headers = ['Title', 'Start', 'End'].slice(0, 1 + Math.floor(rnd() * 3));
     const expected = oneShot(chunks, headers, delimiter);
