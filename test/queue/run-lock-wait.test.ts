@@ -29,10 +29,10 @@ describe('run lock: an enqueued run of a source that is already running waits fo
   const prefix = testPrefix();
   beforeAll(async () => {
     env = await testSite();
-    // Each fetch takes 1.5 s, so the second run starts while the first holds the lock.
+    // Each fetch takes 2.5 s, so the second run starts while the first holds the lock.
     feed = http.createServer((_req, res) => {
       fetches++;
-      setTimeout(() => res.writeHead(200, { 'content-type': 'text/calendar' }).end(FEED), 1500);
+      setTimeout(() => res.writeHead(200, { 'content-type': 'text/calendar' }).end(FEED), 2500);
     });
     await new Promise<void>((r) => feed.listen(0, '127.0.0.1', r));
     const host = `127.0.0.1:${(feed.address() as AddressInfo).port}`;
