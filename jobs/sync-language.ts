@@ -1,9 +1,8 @@
 import type { Job } from 'bullmq';
 import { defineJob } from '../src/queue/job-definition.ts';
 import type { ReportJson, RunReport } from '../src/report/report.ts';
-import { SiteSync, syncReport } from '../src/runs/sync-site.ts';
 import { LanguageRef, syncRunName } from './sync-payload.ts';
-import { paramsOf, syncJobContext, underLock } from './sync-run.ts';
+import { underLock, withPieceSync } from './sync-run.ts';
 import { SyncRunStore } from './sync-store.ts';
 
 /** `sync-language`: once a language's pages are written, folds their reports and retires what the source no longer has. */
@@ -16,19 +15,13 @@ export const syncLanguageJob = defineJob({
   async process(job, ref, deps, signal): Promise<{ report: ReportJson }> {
     return underLock(deps, ref, async () => {
       const store = new SyncRunStore(deps.redis, deps.prefix, ref.runId);
-      const p = paramsOf(ref, deps.config);
-      const ctx = syncJobContext(deps, job, ref.runId, { lang: ref.lang }, signal);
-      const report = syncReport(p, ctx, ref.runId);
-      const plan = await store.plan(ref.lang);
-      report.merge(plan.report);
-      for (const value of Object.values(await job.getChildrenValues<{ report: ReportJson }>())) report.merge(value.report);
-      await reportFailedPages(job, store, ref.lang, report);
-      const sync = new SiteSync(p, ctx, report);
-      try {
+      const report = await withPieceSync(deps, job, ref, { lang: ref.lang }, signal, async (sync) => {
+        const plan = await store.plan(ref.lang);
+        sync.report.merge(plan.report);
+        for (const value of Object.values(await job.getChildrenValues<{ report: ReportJson }>())) sync.report.merge(value.report);
+        await reportFailedPages(job, store, ref.lang, sync.report);
         await sync.retire(plan);
-      } finally {
-        await sync.close();
-      }
+      });
       await store.drop(ref.lang, ref.pages);
       return { report: report.finish() };
     });

@@ -6,7 +6,8 @@ import type { JobDeps } from '../src/queue/job-definition.ts';
 import { keepRunLock, renewRunLock } from '../src/queue/run-lock.ts';
 import { runContext, type RunContext } from '../src/runs/context.ts';
 import { syncParams } from '../src/runs/options/sync-site.ts';
-import type { SyncParams } from '../src/runs/sync-site.ts';
+import type { RunReport } from '../src/report/report.ts';
+import { SiteSync, syncReport, type SyncParams } from '../src/runs/sync-site.ts';
 import { resolveSyncPayload, type RunRef } from './sync-payload.ts';
 
 /** Held from planning until sync-finish, renewed by every job of the run; expires if all workers die. */
@@ -32,4 +33,21 @@ export async function underLock<T>(deps: JobDeps, ref: RunRef, fn: () => Promise
   } finally {
     stop();
   }
+}
+
+/**
+ * Runs `fn` with a SiteSync for one piece of a run's language (a page, or the language's retire
+ * step): the language's params, the job's context and a report of the piece's own. The sync is
+ * closed whatever happens; the report is returned for the job to finish.
+ */
+export async function withPieceSync(deps: JobDeps, job: Job, ref: RunRef & { lang: Language }, logFields: Record<string, unknown>, signal: AbortSignal | undefined, fn: (sync: SiteSync) => Promise<void>): Promise<RunReport> {
+  const p = paramsOf(ref, deps.config);
+  const ctx = syncJobContext(deps, job, ref.runId, logFields, signal);
+  const sync = new SiteSync(p, ctx, syncReport(p, ctx, ref.runId));
+  try {
+    await fn(sync);
+  } finally {
+    await sync.close();
+  }
+  return sync.report;
 }
