@@ -1,15 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Queue, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOBS } from '../../jobs/index.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import { bullConnection } from '../../src/queue/connection.ts';
 import { JOB_RETRY } from '../../src/queue/names.ts';
-import { startWorkers, type RunningWorkers } from '../../src/queue/worker.ts';
 import type { ReportJson } from '../../src/report/report.ts';
-import { createLogger } from '../../src/util/log.ts';
-import { redisUrl, testPrefix } from '../support/redis.ts';
+import { importWorkers, type ImportWorkers } from '../support/import-workers.ts';
+import { testPrefix } from '../support/redis.ts';
 import { PASSWORD, USER, testSite } from '../support/site.ts';
 
 const FEED = 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:wait-1@example.org\r\nSUMMARY:Wait\r\nDTSTART:20270301T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n';
@@ -23,10 +19,7 @@ describe('run lock: an enqueued run of a source that is already running waits fo
   let env: Awaited<ReturnType<typeof testSite>>;
   let feed: http.Server;
   let fetches = 0;
-  let running: RunningWorkers;
-  let queue: Queue;
-  let events: QueueEvents;
-  const prefix = testPrefix();
+  let workers: ImportWorkers;
   beforeAll(async () => {
     env = await testSite();
     // Each fetch takes 2.5 s, so the second run starts while the first holds the lock.
@@ -42,21 +35,16 @@ describe('run lock: an enqueued run of a source that is already running waits fo
       sources: [{ name: 'waits', kind: 'ics', site: 'sb', url: `http://${host}/waits.ics`, allow: [host], window: { from: '2027-01-01', to: '2027-12-31' } }],
       worker: { concurrency: { import: 2 } },
     });
-    running = await startWorkers({ config, jobs: JOBS, redisUrl: redisUrl(), log: createLogger({ level: 'silent' }), prefix, queues: ['import'] });
-    queue = new Queue('import', { connection: bullConnection(redisUrl()), prefix });
-    events = new QueueEvents('import', { connection: bullConnection(redisUrl()), prefix });
-    await events.waitUntilReady();
+    workers = await importWorkers(config, testPrefix());
   });
   afterAll(async () => {
-    await running.close(5000);
-    await events.close();
-    await queue.obliterate({ force: true }).catch(() => undefined);
-    await queue.close();
+    await workers.close();
     await new Promise<void>((r) => feed.close(() => r()));
     await env.close();
   });
 
   it('both runs complete with a report, one after the other, without spending an attempt', async () => {
+    const { queue, events } = workers;
     const first = await queue.add('import-ics', { source: 'waits' }, JOB_RETRY.run);
     const second = await queue.add('import-ics', { source: 'waits' }, JOB_RETRY.run);
     const reports = (await Promise.all([first.waitUntilFinished(events, 30_000), second.waitUntilFinished(events, 30_000)])) as ReportJson[];
