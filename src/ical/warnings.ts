@@ -28,6 +28,11 @@ export class WarningList {
     this.dropped += other.dropped;
   }
 
+  /** Warnings added so far, kept or not. */
+  get count(): number {
+    return this.kept.length + this.dropped;
+  }
+
   /** Warnings not kept so far. */
   get more(): number {
     return this.dropped;

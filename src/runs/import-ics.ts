@@ -5,6 +5,8 @@ import type { EventDraft, Normalized } from '../model/draft.ts';
 import type { Language } from '../model/languages.ts';
 import { fetchSource, FetchError } from '../sources/fetch/index.ts';
 import { IcsError } from '../sources/ics/errors.ts';
+import type { IcsNormalizeOptions } from '../sources/ics/normalize.ts';
+import type { GroupOutcomes, ReusedGroupMeta } from '../sources/ics/reuse.ts';
 import { normalizeIcsIsolated, prewarmIcsParser, type IcsParseLimits, type IsolatedParseRun } from '../sources/ics/isolate.ts';
 import { ImageGuard } from '../sources/fetch/image-guard.ts';
 import { dropUnsafeImages } from '../sources/images.ts';
@@ -19,6 +21,7 @@ import type { RetirePolicy } from '../write/retire.ts';
 import { clientHooks, failedWith, ledgerFor, stateFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
 import { checkSite, defaultZone } from './site-check.ts';
 import { guardSourceOverlap } from './overlap-guard.ts';
+import { GroupReuse } from './group-reuse.ts';
 import { isLocalLocation, optionsFingerprint, reusableState, unchangedReason, type FetchState } from './rerun.ts';
 
 export interface IcsImportParams {
@@ -118,11 +121,13 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
     status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal, keys,
   });
   const early = new EarlyPlan(writer, snapshot, guard, KNOWN_PER_BATCH, ctx.signal);
-  const run: WriteRun = { client, writer, gate, early };
+  const reuse = p.dryRun ? undefined : new GroupReuse(last.state, { site: p.site.key, lang: p.lang, source: p.sourceKey });
+  const run: WriteRun = { client, writer, gate, early, reuse };
   report.hold();
   try {
     await ctx.onProgress?.({ phase: 'parse', done: 0 });
-    const { items, summary } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, { signal: ctx.signal, onItems: (part) => early.add(part), keys });
+    const groups = reuse && { reuse: await offerGroups(reuse, p, last, snapshot, writer) };
+    const { items, summary, groups: outcomes } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, { signal: ctx.signal, onItems: (part) => early.add(part), keys }, groups);
     // The zone is named only when some floating time was read in it.
     if (summary.floatingInDefaultZone) report.defaultTimezone = zone;
     // The parser's own notes (recovered damage, untitled events, truncated series): already capped.
@@ -132,7 +137,7 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
     await dropUnsafeImages(items, { allow: p.allow }, (w) => report.warn(w), guard);
     if (summary.withoutUid > 0) report.warn(`${summary.withoutUid} VEVENT(s) have no UID: identified by summary + start + location, so editing those fields in the source makes a new event`);
     const done: FetchState = { etag: fetched.etag, lastModified: fetched.lastModified, uidsSample: summary.uids.slice(0, 200), sha, options: last.options };
-    await writeFeed(p, ctx, report, { items, uids: summary.uids, ledger, snapshot: await snapshot }, last, done, run);
+    await writeFeed(p, ctx, report, { items, uids: summary.uids, ledger, snapshot: await snapshot, groups: outcomes }, last, done, run);
   } catch (err) {
     await refuse(run, report, err);
     throw err;
@@ -161,6 +166,8 @@ interface WriteRun {
   writer: SiteWriter;
   gate: WriteGate;
   early: EarlyPlan;
+  /** UID groups recorded by the last clean run and not normalized again (undefined: a dry run). */
+  reuse?: GroupReuse;
   /** Set once the feed is accepted and writes may go. */
   open?: boolean;
 }
@@ -216,6 +223,17 @@ interface ParsedFeed {
   ledger: Ledger;
   /** Every ledger entry of the source's events, read during parsing (undefined: too many, or unreadable). */
   snapshot?: Map<string, LedgerEntry>;
+  /** The UID groups the parser reused, and those it normalized that may be recorded. */
+  groups?: GroupOutcomes;
+}
+
+/**
+ * The recorded groups the parser may leave alone, after the last run ended clean (a run that failed
+ * anything may have left a group's events half written); checked against the ledger as it is now,
+ * so it waits for the snapshot the parse would otherwise overlap.
+ */
+async function offerGroups(reuse: GroupReuse, p: IcsImportParams, last: LastRun, snapshot: Promise<Map<string, LedgerEntry> | undefined>, writer: SiteWriter): Promise<Map<string, ReusedGroupMeta>> {
+  return last.prev.clean === true ? reuse.offer(p.window, snapshot, writer) : new Map();
 }
 
 /**
@@ -236,6 +254,7 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
     run.gate.open();
     report.release();
     const planned = await run.early.finish();
+    if (run.reuse && feed.groups?.reused.length) await run.reuse.standIn(feed.groups.reused, p.location, feed.snapshot!, writer, report);
     throwIfSiteDown(client);
     if (planned > 0) await ctx.onProgress?.({ phase: 'write', done: planned, total: items.length });
     await writer.prime(planned > 0 ? items.slice(planned) : items, feed.snapshot);
@@ -256,7 +275,9 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
     // The parser kept the occurrences overlapping the window: those are the ones that can have vanished.
     await writer.retire({ policy: p.retire, window: { ...p.window, rule: 'overlap' }, maxShare: p.maxRetireShare, force: p.forceRetire });
     throwIfSiteDown(client);
-    if (!p.dryRun) await last.state.set(last.key, { ...done, processedAt: new Date().toISOString(), clean: report.exitCode() === 0 } satisfies FetchState);
+    const clean = report.exitCode() === 0;
+    if (clean && run.reuse && feed.groups) await run.reuse.record(feed.groups.recordable, feed.groups.reused, p.window, items, writer);
+    if (!p.dryRun) await last.state.set(last.key, { ...done, processedAt: new Date().toISOString(), clean } satisfies FetchState);
   } finally {
     report.countRequests(client.stats());
   }
@@ -270,7 +291,7 @@ async function finished(batch: { written: Promise<void>; done: number }, client:
 }
 
 /** Parse + normalize in the isolated parser; a whole-file refusal fails the run with the parser's code. */
-async function parseFeed(body: Buffer, p: IcsImportParams, run: IsolatedParseRun) {
+async function parseFeed(body: Buffer, p: IcsImportParams, run: IsolatedParseRun, groups?: IcsNormalizeOptions['groups']) {
   const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
   const opts = {
     sourceKey: p.sourceKey,
@@ -280,6 +301,7 @@ async function parseFeed(body: Buffer, p: IcsImportParams, run: IsolatedParseRun
     status: p.status,
     categoriesAs: p.categoriesAs,
     ...(p.maxOccurrencesPerFile !== undefined ? { maxOccurrencesPerFile: p.maxOccurrencesPerFile } : {}),
+    ...(groups ? { groups } : {}),
   };
   try {
     return await normalizeIcsIsolated(bytes, opts, p.parseLimits, run);

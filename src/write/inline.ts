@@ -29,6 +29,7 @@ export class InlineClaim {
   /** The site id once written; undefined when it could not be written (reported as failed). */
   readonly result: Promise<number | undefined>;
   #taken = false;
+  #id: number | undefined;
   #resolve!: (id: number | undefined) => void;
 
   constructor(init: { kind: LinkedKind; key: string; name: string; body: LinkedBody; fp: string; origin?: Origin; explicitSlug?: string }) {
@@ -54,7 +55,13 @@ export class InlineClaim {
   }
 
   done(id: number | undefined): void {
+    this.#id ??= id;
     this.#resolve(id);
+  }
+
+  /** The site id once written (what `result` resolves to), read without awaiting; undefined before. */
+  get id(): number | undefined {
+    return this.#id;
   }
 
   /** The wire form inside an event body: the create fields (the site takes no slug there). */

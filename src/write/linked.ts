@@ -139,6 +139,27 @@ export class LinkedResolver {
     }));
   }
 
+  /**
+   * The ids venueLink/organizerLink would give without writing anything, for those the ledger holds
+   * with the fields they have now (or as linked, not created); undefined for the others. Reads
+   * only (two ledger reads for all), so it may run before a feed is accepted (src/runs/group-reuse.ts).
+   */
+  async peekMany(kind: LinkedKind, drafts: ReadonlyArray<VenueDraft | OrganizerDraft>): Promise<Array<number | undefined>> {
+    const isVenue = kind === 'venues';
+    const keys = drafts.map((d) => (isVenue ? this.venueSlug(d as VenueDraft) : this.organizerSlug(d as OrganizerDraft)));
+    const [entries, names] = await Promise.all([this.ledger.getMany(kind, keys), this.ledger.recordedNames(kind, keys)]);
+    return drafts.map((d, i) => {
+      const known = entries.get(keys[i]!);
+      const recorded = names.get(keys[i]!);
+      if (!known || recorded === undefined) return undefined;
+      if (known.adopted) return (this.opts.adoptLinked ?? 'link') === 'link' ? known.id : undefined;
+      const typed = isVenue ? (d as VenueDraft).venue : (d as OrganizerDraft).organizer;
+      const name = termKey(recorded) === termKey(typed) ? recorded : typed;
+      const body = isVenue ? venueBody({ ...(d as VenueDraft), venue: name }, { status: this.opts.status }) : organizerBody({ ...(d as OrganizerDraft), organizer: name }, { status: this.opts.status });
+      return known.fp === fingerprint(body) ? known.id : undefined;
+    });
+  }
+
   /** A link's site id: an InlineClaim no event has taken is created on its own now, else awaited. */
   concrete(link: Link): Promise<number | undefined> {
     if (!(link instanceof InlineClaim)) return Promise.resolve(link);

@@ -237,9 +237,18 @@ export class TermResolver {
     return id;
   }
 
+  /** The id a term of this name has on the site now (the run's listing), without creating or updating anything. */
+  async peek(tax: Taxonomy, d: TermDraft): Promise<number | undefined> {
+    return this.listed(await this.load(tax), d);
+  }
+
+  private listed(idx: TermIndex, d: TermDraft): number | undefined {
+    return (d.slug ? idx.bySlug.get(d.slug) : undefined) ?? idx.byName.get(termKey(d.name)) ?? idx.bySlug.get(slugify(d.name, 200));
+  }
+
   private async resolveOnce(tax: Taxonomy, d: TermDraft): Promise<number | undefined> {
     const idx = await this.load(tax);
-    const found = (d.slug ? idx.bySlug.get(d.slug) : undefined) ?? idx.byName.get(termKey(d.name)) ?? idx.bySlug.get(slugify(d.name, 200));
+    const found = this.listed(idx, d);
     const label = d.slug ?? d.name;
     if (found !== undefined) {
       if (this.opts.updateTerms && d.slug && idx.bySlug.get(d.slug) === found) return this.refresh(tax, idx, found, d);

@@ -1,6 +1,6 @@
 import type { CalendarClient, EventAck } from '../api/index.ts';
 import { SlugMismatchError, eventVenue, goneAs, isNotFound } from '../api/index.ts';
-import type { EventDraft, ItemFailure, Normalized, Origin, TermDraft } from '../model/draft.ts';
+import type { EventDraft, ItemFailure, Normalized, Origin, OrganizerDraft, TermDraft, VenueDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import type { Language } from '../model/languages.ts';
 import { recordTimes } from '../model/run-window.ts';
@@ -86,6 +86,10 @@ export type PlannedEvent = PlannedWrite | PlannedUntouched;
 
 /** What an event links to, as drafts, before resolution to site ids (EventLinkIds). */
 export type EventLinkDrafts = Pick<EventDraft, 'categories' | 'tags' | 'venue' | 'organizers'>;
+
+/** One link of an event, as a recorded group keeps it (src/write/group-records.ts). */
+export type GroupLinkKind = 'venues' | 'organizers' | Taxonomy;
+export type GroupLinkDraft = VenueDraft | OrganizerDraft | TermDraft;
 
 export interface ResolvedLinks {
   ids: EventLinkIds;
@@ -322,6 +326,37 @@ export class SiteWriter {
     }
     this.seen.add(slug);
     return true;
+  }
+
+  /**
+   * Without writing anything: the ids these venues, organizers or terms (all of `kind`) resolve to
+   * now, where resolving them needs no write; undefined for the others (src/runs/group-reuse.ts
+   * checks a recorded group's links before its feed is accepted).
+   */
+  peekLinks(kind: GroupLinkKind, drafts: readonly GroupLinkDraft[]): Promise<Array<number | undefined>> {
+    if (kind === 'venues' || kind === 'organizers') return this.linked.peekMany(kind, drafts as Array<VenueDraft | OrganizerDraft>);
+    return Promise.all(drafts.map((d) => this.terms.peek(kind, d as TermDraft)));
+  }
+
+  /** Resolves them as an event's links are (once per run, reported as they are, read ahead together): a reused group's links. */
+  async touchLinks(links: ReadonlyArray<readonly [GroupLinkKind, GroupLinkDraft]>): Promise<void> {
+    const of = <K extends GroupLinkKind>(kind: K) => links.filter(([k]) => k === kind).map(([, d]) => d);
+    await this.linked.prime(of('venues') as VenueDraft[], of('organizers') as OrganizerDraft[]);
+    await mapConcurrent([...links], this.o.concurrency, async ([kind, d]) => {
+      if (kind === 'venues') await this.linked.venueLink(d as VenueDraft);
+      else if (kind === 'organizers') await this.linked.organizerLink(d as OrganizerDraft);
+      else await this.terms.resolve(kind, d as TermDraft);
+    });
+  }
+
+  /** Its site id as this run resolved it (a venue created inside an event included), once settled; else undefined. */
+  linkIdNow(kind: GroupLinkKind, d: GroupLinkDraft): number | undefined {
+    if (kind === 'categories' || kind === 'tags') {
+      const ids = this.terms.resolvedNow(kind, [d as TermDraft]);
+      return ids !== UNSETTLED && ids.length === 1 ? ids[0] : undefined;
+    }
+    const link = kind === 'venues' ? this.linked.venueLinkNow(d as VenueDraft) : this.linked.organizerLinkNow(d as OrganizerDraft);
+    return link instanceof InlineClaim ? link.id : typeof link === 'number' ? link : undefined;
   }
 
   /**

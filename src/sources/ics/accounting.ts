@@ -34,6 +34,8 @@ export class FileAccounting {
   /** Recurring series (masters with RRULE/RDATE, and groups of overrides without master). */
   series = 0;
   private readonly outcome: Outcome[];
+  /** Drafts of UID groups reused from the last run's record instead of made (reuse.ts): counted, not listed in `items`. */
+  reusedDrafts = 0;
   /** Everything expansion produced so far (kept or not): the file's output budget. */
   private produced = 0;
   /** 1 for the VEVENTs (by index) whose draft passed the schema once (their other occurrences share the content). */
@@ -63,6 +65,11 @@ export class FileAccounting {
   produce(n: number): void {
     this.produced += n;
     if (this.produced > this.maxOccurrences) throw new IcsLimitError(this.source, 'occurrences', this.maxOccurrences);
+  }
+
+  /** Occurrences produced so far (see produce). */
+  get producedSoFar(): number {
+    return this.produced;
   }
 
   outcomeOf(e: RawEvent): Outcome {

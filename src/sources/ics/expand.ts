@@ -223,6 +223,19 @@ export interface SeriesResult {
   exhausted: boolean;
   /** Instances placed in time (kept or not): what this series cost, for the per-file cap. */
   produced: number;
+  /**
+   * No earlier than the start (UTC seconds) of the first instance placed after the window, less
+   * `reach`: where a later window's end would take in one more (src/sources/ics/reuse.ts).
+   */
+  after?: number;
+}
+
+/** The earliest `utc - reach` of the instances placed after the window's end (SeriesResult.after). */
+function firstAfter(occs: readonly Occ[], inp: SeriesInput): number | undefined {
+  const end = inp.window.to + inp.reach;
+  let first: number | undefined;
+  for (const o of occs) if (o.utc >= end && (first === undefined || o.utc < first)) first = o.utc;
+  return first === undefined ? undefined : first - inp.reach;
 }
 
 function untilLocalOf(r: RRule, f: Frame, ctx: TimeContext): number | undefined {
@@ -242,7 +255,7 @@ function untilLocalOf(r: RRule, f: Frame, ctx: TimeContext): number | undefined 
 function single(inp: SeriesInput): SeriesResult {
   const o = place(frameLocal(inp.event.dtstart!, inp.frame, inp.ctx), inp.span, inp.frame);
   const kept = inWindow(o, inp.window.from - inp.reach, inp.window.to + inp.reach);
-  return { occs: kept && inp.cap >= 1 ? [o] : [], truncated: kept && inp.cap < 1, exhausted: !!inp.budget.exhausted, produced: 1 };
+  return { occs: kept && inp.cap >= 1 ? [o] : [], truncated: kept && inp.cap < 1, exhausted: !!inp.budget.exhausted, produced: 1, after: kept ? undefined : firstAfter([o], inp) };
 }
 
 /** Expand one series (master or orphan with its own rules) over the window. */
@@ -309,6 +322,7 @@ export function expandSeries(inp: SeriesInput): SeriesResult {
   let occs = [...byKey.values()].filter((o) => !isExcluded(o)).sort((a, b) => a.local - b.local);
   const kept = occs.filter((o) => inWindow(o, inp.window.from - inp.reach, inp.window.to + inp.reach));
   if (kept.length > inp.cap) truncated = true;
+  const after = firstAfter(occs, inp);
   occs = kept.slice(0, inp.cap);
-  return { occs, truncated, exhausted: !!budget.exhausted, produced };
+  return { occs, truncated, exhausted: !!budget.exhausted, produced, after };
 }

@@ -156,7 +156,7 @@ export function normalizeIcsIsolated(bytes: Uint8Array, opts: IcsNormalizeOption
       finish(() => {
         if (reply.ok) {
           decode(reply.result.items);
-          resolve({ items, summary: reply.result.summary });
+          resolve({ items, summary: reply.result.summary, ...(reply.result.groups ? { groups: reply.result.groups } : {}) });
         }
         else reject(reply.ics ? icsErrorFrom(reply.ics) : new IcsError('ics-parser-crashed', source, `${source}: the ICS parser failed: ${reply.message}`));
       }, reply.ok || reply.ics !== undefined);

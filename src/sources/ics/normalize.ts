@@ -12,6 +12,7 @@ import type { IcsTime } from '../../ical/values.ts';
 import type { TimeContext } from './expand.ts';
 import { groupByUid } from './grouping.ts';
 import { normalizeGroup, type FileRun } from './series.ts';
+import { fileFingerprint, GroupPass, windowSeconds, type GroupOutcomes, type ReusedGroupMeta } from './reuse.ts';
 import { notCalendarKind } from './sniff.ts';
 import { buildZoneContext } from './zones.ts';
 
@@ -46,6 +47,12 @@ export interface IcsNormalizeOptions {
    * thread sends them on while it goes on parsing (parse-worker.ts).
    */
   onItems?: (items: readonly Normalized<EventDraft>[]) => void;
+  /**
+   * Group reuse (reuse.ts): every UID group is hashed and the result says which may be recorded;
+   * groups whose hash is in `reuse` (recorded by the last clean run, still valid for this window)
+   * are not normalized, their recorded outcome counted instead.
+   */
+  groups?: { reuse?: ReadonlyMap<string, ReusedGroupMeta> };
 }
 
 /**
@@ -85,6 +92,8 @@ export interface IcsSummary {
 export interface IcsNormalizeResult {
   items: Normalized<EventDraft>[];
   summary: IcsSummary;
+  /** With `groups`: the groups reused, and those normalized that may be recorded. */
+  groups?: GroupOutcomes;
 }
 
 const DAY = 86_400;
@@ -175,7 +184,12 @@ function readFile(bytes: Uint8Array, source: string, maxVevents: number): ReadFi
  * The file's time context: TZIDs resolved against its VTIMEZONEs (the first DTSTART's year picks the
  * rules compared), each unresolvable TZID warned about once.
  */
-function fileTimeContext(use: TimeUse, cal: Omit<Calendar, 'vevents'>, defaultTimezone: string, warn: (w: string) => void): { ctx: TimeContext; calendarZone: string; floatingInDefault: boolean } {
+function fileTimeContext(
+  use: TimeUse,
+  cal: Omit<Calendar, 'vevents'>,
+  defaultTimezone: string,
+  warn: (w: string) => void,
+): { ctx: TimeContext; calendarZone: string; floatingInDefault: boolean; refYear: number | undefined; warnedZones: ReadonlySet<string> } {
   const used = use.tzids;
   const t = use.firstStart;
   const refYear = t === undefined ? undefined : civilFromDays(Math.floor((t.kind === 'date' ? t.day * DAY : t.sec) / DAY)).y;
@@ -198,7 +212,7 @@ function fileTimeContext(use: TimeUse, cal: Omit<Calendar, 'vevents'>, defaultTi
       return r.zone;
     },
   };
-  return { ctx, calendarZone: zones.calendarZone, floatingInDefault: use.floating && zones.calendarZoneHow === 'default' };
+  return { ctx, calendarZone: zones.calendarZone, floatingInDefault: use.floating && zones.calendarZoneHow === 'default', refYear, warnedZones: zoneWarned };
 }
 
 /**
@@ -223,12 +237,12 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
   const acct = new FileAccounting(raws.length, opts.sourceName, maxOccurrences);
   const warn = (w: string): void => acct.warn(w);
   acct.warnings.addAll(parseWarnings);
-  const { ctx, calendarZone, floatingInDefault } = fileTimeContext(timeUse, cal, opts.defaultTimezone ?? 'UTC', warn);
+  const { ctx, calendarZone, floatingInDefault, refYear, warnedZones } = fileTimeContext(timeUse, cal, opts.defaultTimezone ?? 'UTC', warn);
   for (const e of damaged) for (const p of e.problems) warn(`${label(e)}: ${p}`);
 
   const run: FileRun = {
     source: opts.sourceName,
-    window: { from: Math.floor(opts.window.from.getTime() / 1000), to: Math.ceil(opts.window.to.getTime() / 1000) },
+    window: windowSeconds(opts.window),
     cap: opts.maxOccurrencesPerSeries ?? 5000,
     budget: { remaining: opts.maxRecurrenceWork ?? 50_000_000 },
     ctx,
@@ -239,13 +253,22 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
   };
   const { groups, uids, withoutUid } = groupByUid(raws);
   const onItems = opts.onItems;
+  const fileFp = (): string =>
+    fileFingerprint({
+      sourceKey: opts.sourceKey, sourceName: opts.sourceName, status: opts.status, categoriesAs: opts.categoriesAs, cap: run.cap, defaultTimezone: opts.defaultTimezone,
+      xWrTimezone: cal.xWrTimezone, vtimezones: cal.vtimezones, calendarZone, refYear,
+    });
+  const pass = opts.groups && new GroupPass(run, fileFp(), opts.groups.reuse, warnedZones);
   for (const g of groups) {
-    normalizeGroup(g, run);
+    if (pass) pass.take(g);
+    else normalizeGroup(g, run);
     onItems?.(acct.items);
   }
 
-  const drafts = acct.items.filter((i) => i.ok).length;
+  const made = acct.items.filter((i) => i.ok).length;
+  const drafts = made + acct.reusedDrafts;
   return {
+    ...(pass ? { groups: pass.outcomes } : {}),
     items: acct.items,
     summary: {
       vevents: raws.length,
@@ -253,7 +276,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
       occurrences: drafts,
       withoutUid,
       cancelled: acct.cancelled,
-      failures: acct.items.length - drafts,
+      failures: acct.items.length - made,
       calendarName: cal.name,
       calendarTimezone: calendarZone,
       ...(floatingInDefault ? { floatingInDefaultZone: true as const } : {}),

@@ -44,7 +44,7 @@ function parse(req: ParseRequest): ParseReply {
       sent = items.length;
     };
     const r = normalizeIcs(req.bytes, req.stream ? { ...req.opts, onItems } : req.opts);
-    return { ok: true, result: { items: wire.encode(r.items, sent), summary: r.summary } };
+    return { ok: true, result: { items: wire.encode(r.items, sent), summary: r.summary, ...(r.groups ? { groups: r.groups } : {}) } };
   } catch (err) {
     return err instanceof IcsError ? { ok: false, ics: icsErrorData(err), message: err.message } : { ok: false, message: err instanceof Error ? err.message : String(err) };
   }

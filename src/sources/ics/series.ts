@@ -20,6 +20,7 @@ import {
   type TimeContext,
 } from './expand.ts';
 import { distinctMasters, latestOverrides, type Override, type UidGroup } from './grouping.ts';
+import type { WindowBounds } from './reuse.ts';
 
 /**
  * One UID group -> its drafts, in start order: the masters expanded over the window, each override
@@ -47,6 +48,28 @@ export interface FileRun {
   contents: ContentCache;
   status: string | undefined;
   asTags: boolean;
+  /** Set while a group is normalized for the record (reuse.ts): how far the window may move before its drafts change. */
+  bounds?: WindowBounds;
+}
+
+/**
+ * A series expands only a little past the window's end (expand.ts: two days of reach, less the
+ * largest zone offset): an instance starting later than this after the window's end may exist
+ * unseen, so a later window ending past it must expand the series again.
+ */
+const SEEN_PAST_WINDOW = 12 * 3600;
+
+/** The window test of an occurrence, noting in `run.bounds` how far the window may move before the answer changes. */
+function kept(o: Occ, run: FileRun): boolean {
+  const { from, to } = run.window;
+  const inside = inWindow(o, from, to);
+  const b = run.bounds;
+  if (b === undefined) return inside;
+  // Inside: it stays while the window's start is before its end (a zero-length one: at or before its start).
+  if (inside) b.fromHi = Math.min(b.fromHi, o.endUtc === o.utc ? o.utc + 1 : o.endUtc);
+  // After the window: it comes in once the window's end passes its start. Before the window: gone for good.
+  else if (o.utc >= to) b.toHi = Math.min(b.toHi, o.utc);
+  return inside;
 }
 
 interface FramedMaster {
@@ -130,7 +153,7 @@ function framedMasters(masters: RawEvent[], groupUid: string, run: FileRun): Fra
  */
 function overrideDrafts(overrides: Override[], master: FramedMaster | undefined, groupUid: string, run: FileRun): Pending[] {
   if (!overrides.length) return NO_PENDING;
-  const { ctx, window } = run;
+  const { ctx } = run;
   const recurring = !master || master.e.rrules.length > 0 || master.e.rdates.length > 0;
   const masterKey = master ? selectorOf(master.e.dtstart!, master.f, ctx).key : undefined;
   // A single (non-recurring) event is identified by its UID alone, so moving it updates it in place;
@@ -155,7 +178,7 @@ function overrideDrafts(overrides: Override[], master: FramedMaster | undefined,
     }
     const o = place(frameLocal(startT, f, ctx), span, f);
     run.acct.produce(1);
-    if (!inWindow(o, window.from, window.to)) continue;
+    if (!kept(o, run)) continue;
     out.push({ sort: o.utc, e, base: master?.e, o, f, identity: identityFor(uid, ov.key), occurrence: recurring ? ov.key : undefined });
   }
   return out;
@@ -170,7 +193,7 @@ function orphanSeriesDrafts(ov: Override, f: Frame, span: Span, uid: string, run
   const first = place(frameLocal(e.dtstart ?? e.recurrenceId!, f, run.ctx), span, f).key;
   const out: Pending[] = [];
   for (const o of runSeries(e, f, span, [], 0, uid, run)) {
-    if (!inWindow(o, run.window.from, run.window.to)) continue;
+    if (!kept(o, run)) continue;
     const key = o.key === first ? ov.key : o.key;
     out.push({ sort: o.utc, e, base: undefined, o, f, identity: `${uid}|${key}`, occurrence: key });
   }
@@ -239,7 +262,7 @@ function masterDrafts(masters: FramedMaster[], overrides: Override[], run: FileR
       let ev = m.e;
       let base: RawEvent | undefined;
       if (shifts.length) ({ o, f, ev, base } = shifted(o0, m, shifts));
-      if (!inWindow(o, run.window.from, run.window.to)) continue;
+      if (!kept(o, run)) continue;
       const key = isRecurring ? o0.key : undefined;
       const identity = key !== undefined ? `${m.uid}|${key}` : m.uid;
       // A shifted instance is still the master's: the master counts as drafted too.
@@ -268,6 +291,10 @@ function runSeries(e: RawEvent, f: Frame, span: Span, replaced: Selector[], reac
   }
   budget.remaining -= granted - Math.max(0, seriesBudget.remaining);
   acct.produce(res.produced);
+  if (run.bounds) {
+    if (res.after !== undefined) run.bounds.toHi = Math.min(run.bounds.toHi, res.after);
+    if (e.rrules.length) run.bounds.toHi = Math.min(run.bounds.toHi, run.window.to + SEEN_PAST_WINDOW);
+  }
   if (res.truncated) acct.warn(`UID ${uid}: more than ${cap} occurrences in the window; only the first ${cap} kept`);
   if (res.exhausted) {
     const msg = `recurrence expansion stopped at the work limit (runaway RRULE ${e.rrules.map((r) => r.freq).join(',')}); ${res.occs.length} occurrence(s) kept`;

@@ -19,6 +19,8 @@ import type { IcsNormalizeResult } from './normalize.ts';
 export interface WireResult {
   items: unknown[];
   summary: IcsNormalizeResult['summary'];
+  /** Plain data, cloned as it is (a few numbers and lines per group). */
+  groups?: IcsNormalizeResult['groups'];
 }
 
 const FIELDS = [

@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { EventDraft, Normalized, Origin } from '../model/draft.ts';
+import { boundsHold, windowSeconds, type RecordableGroup, type ReusedGroup, type ReusedGroupMeta } from '../sources/ics/reuse.ts';
+import type { LedgerEntry } from '../write/ledger.ts';
+import { keptTerms } from '../write/terms.ts';
+import type { GroupLinkDraft, GroupLinkKind, SiteWriter } from '../write/writer.ts';
+import type { RunReport } from '../report/report.ts';
+import type { StateStore } from './fetch-state.ts';
+
+/**
+ * An ICS re-import that does not normalize the UID groups it wrote last time, unchanged. After a
+ * clean run, each group whose drafts were all written or found unchanged is recorded: its hash (its
+ * VEVENTs as read, the file's zones and the options: src/sources/ics/reuse.ts), how far the window may
+ * move before its drafts change, its events' slugs and origins, and the site ids its venues,
+ * organizers and terms had. The next run (the last one clean) hands the parser the hashes of the
+ * records that still hold (window within bounds, every slug in the ledger, every link resolving,
+ * without a write, to the id it had); those groups are not normalized, and their events are reported
+ * unchanged as a normalized unchanged event is. Anything else normalizes the group again, as before.
+ */
+
+const LinkKind = z.enum(['venues', 'organizers', 'categories', 'tags']);
+
+const GroupRecord = z.object({
+  /** The window (UTC seconds) it was made in, and the bounds a later window must stay under. */
+  from: z.number(),
+  to: z.number(),
+  fromHi: z.number(),
+  toHi: z.number(),
+  outcomes: z.string(),
+  series: z.number(),
+  produced: z.number(),
+  /** Per draft: slug, index of its VEVENT in the group, origin UID and occurrence (null: none). */
+  drafts: z.array(z.tuple([z.string(), z.number().int().min(0), z.string().nullable(), z.string().nullable()])),
+  /** Its links: kind, key in the records' link table, site id. */
+  links: z.array(z.tuple([LinkKind, z.string(), z.number()])),
+});
+type GroupRecord = z.infer<typeof GroupRecord>;
+
+const Records = z.object({
+  v: z.literal(1),
+  /** Link drafts by key, shared by the groups naming them. */
+  links: z.record(z.string(), z.unknown()),
+  groups: z.record(z.string(), GroupRecord),
+});
+type Records = z.infer<typeof Records>;
+
+
+function linkKeyOf(kind: GroupLinkKind, d: GroupLinkDraft): string {
+  return `${kind}:${createHash('sha256').update(JSON.stringify(d)).digest('base64url').slice(0, 22)}`;
+}
+
+export class GroupReuse {
+  private readonly state: StateStore;
+  private readonly key: string;
+  private records: Records = { v: 1, links: {}, groups: {} };
+  /** The groups offered to the parser, with their recorded outcome. */
+  private readonly offered = new Map<string, GroupRecord>();
+
+  constructor(state: StateStore, scope: { site: string; lang: string; source: string }) {
+    this.state = state;
+    this.key = `groups:${scope.site}:${scope.lang}:${scope.source}`;
+  }
+
+  /**
+   * The groups the parser may leave alone for this window: recorded, within their window bounds,
+   * every slug still in the ledger and every link resolving (without a write) to the id recorded.
+   */
+  async offer(window: { from: Date; to: Date }, snapshot: Promise<ReadonlyMap<string, LedgerEntry> | undefined>, writer: SiteWriter): Promise<Map<string, ReusedGroupMeta>> {
+    const stored = Records.safeParse(await this.state.get(this.key).catch(() => undefined));
+    if (!stored.success) return new Map();
+    this.records = stored.data;
+    const w = windowSeconds(window);
+    const inWindow = Object.entries(this.records.groups).filter(([, r]) => boundsHold(r, w));
+    // The links are checked while the ledger is still being read.
+    const [known, ids] = await Promise.all([snapshot, this.currentIds(inWindow.flatMap(([, r]) => r.links.map(([, key]) => key)), writer)]);
+    const out = new Map<string, ReusedGroupMeta>();
+    if (!known) return out;
+    for (const [hash, r] of inWindow) {
+      if (!r.drafts.every(([slug]) => known.has(slug)) || !r.links.every(([, key, id]) => ids.get(key) === id)) continue;
+      this.offered.set(hash, r);
+      out.set(hash, { outcomes: r.outcomes, series: r.series, produced: r.produced, drafts: r.drafts.length });
+    }
+    return out;
+  }
+
+  /** Each distinct link once, all of a kind together: its id now (undefined: missing, changed, or not in the table). */
+  private async currentIds(keys: string[], writer: SiteWriter): Promise<Map<string, number | undefined>> {
+    const byKind = new Map<GroupLinkKind, string[]>();
+    for (const key of new Set(keys)) {
+      const kind = LinkKind.safeParse(key.slice(0, key.indexOf(':')));
+      if (kind.success && this.records.links[key] !== undefined) byKind.set(kind.data, [...(byKind.get(kind.data) ?? []), key]);
+    }
+    const ids = new Map<string, number | undefined>();
+    await Promise.all([...byKind].map(async ([kind, list]) => {
+      const found = await writer.peekLinks(kind, list.map((key) => this.records.links[key] as GroupLinkDraft)).catch(() => []);
+      list.forEach((key, i) => ids.set(key, found[i]));
+    }));
+    return ids;
+  }
+
+  /**
+   * The events of the groups the parser left alone, as a normalized unchanged event is: admitted
+   * (seen, so not retired; a duplicate identity reported as one), reported unchanged with its site id
+   * and its VEVENT's line now, and its links resolved as an event's are (reported once per run).
+   */
+  async standIn(reused: readonly ReusedGroup[], sourceName: string, snapshot: ReadonlyMap<string, LedgerEntry>, writer: SiteWriter, report: RunReport): Promise<void> {
+    const links = new Set<string>();
+    for (const g of reused) {
+      const r = this.offered.get(g.hash);
+      if (!r) throw new Error(`the parser reused group ${g.hash}, which was not offered`);
+      for (const [, key] of r.links) links.add(key);
+      for (const [slug, vi, uid, occurrence] of r.drafts) {
+        const origin: Origin = { source: sourceName, line: g.lines[vi], uid: uid ?? undefined, occurrence: occurrence ?? undefined };
+        if (writer.admit(slug, origin)) report.add({ kind: 'events', slug, origin, outcome: 'unchanged', siteId: snapshot.get(slug)!.id });
+      }
+    }
+    await writer.touchLinks([...links].map((key) => [key.slice(0, key.indexOf(':')) as GroupLinkKind, this.records.links[key] as GroupLinkDraft] as const));
+  }
+
+  /**
+   * After a clean run: the groups reused, and those normalized that may be recorded (every link
+   * settled to an id, no term left out by the limits per event), replace the records.
+   */
+  async record(recordable: readonly RecordableGroup[], reused: readonly ReusedGroup[], window: { from: Date; to: Date }, items: readonly Normalized<EventDraft>[], writer: SiteWriter): Promise<void> {
+    // Nothing new and nothing gone: the records stand as they are (an unchanged re-import writes nothing).
+    if (recordable.length === 0 && reused.length === Object.keys(this.records.groups).length) return;
+    const next: Records = { v: 1, links: {}, groups: {} };
+    // Drafts share their venue, organizer and term objects: each object's key is hashed once.
+    const keys = new WeakMap<object, string>();
+    const keep = (kind: GroupLinkKind, d: GroupLinkDraft): string => {
+      let key = keys.get(d);
+      if (key === undefined) keys.set(d, (key = linkKeyOf(kind, d)));
+      next.links[key] ??= d;
+      return key;
+    };
+    for (const g of reused) {
+      const r = this.offered.get(g.hash)!;
+      next.groups[g.hash] = r;
+      for (const [, key] of r.links) next.links[key] ??= this.records.links[key];
+    }
+    const w = windowSeconds(window);
+    for (const g of recordable) {
+      const r = groupRecord(g, w, items, writer, keep);
+      if (r) next.groups[g.hash] = r;
+    }
+    await this.state.set(this.key, next);
+  }
+}
+
+/** A normalized group's record, or undefined when a link has no id yet or a term was left out. */
+function groupRecord(
+  g: RecordableGroup,
+  w: { from: number; to: number },
+  items: readonly Normalized<EventDraft>[],
+  writer: SiteWriter,
+  keep: (kind: GroupLinkKind, d: GroupLinkDraft) => string,
+): GroupRecord | undefined {
+  const drafts: GroupRecord['drafts'] = [];
+  const links = new Map<string, [GroupLinkKind, string, number]>();
+  const link = (kind: GroupLinkKind, d: GroupLinkDraft): boolean => {
+    const id = writer.linkIdNow(kind, d);
+    if (id === undefined) return false;
+    const key = keep(kind, d);
+    links.set(key, [kind, key, id]);
+    return true;
+  };
+  for (let i = g.start; i < g.end; i++) {
+    const it = items[i]!;
+    if (!it.ok) return undefined;
+    const d = it.draft;
+    if (keptTerms(d.categories) !== d.categories || keptTerms(d.tags) !== d.tags) return undefined;
+    const linked = [
+      ...d.categories.map((t) => link('categories', t)), ...d.tags.map((t) => link('tags', t)),
+      ...(d.venue ? [link('venues', d.venue)] : []), ...d.organizers.map((o) => link('organizers', o)),
+    ];
+    if (linked.includes(false)) return undefined;
+    const vi = g.lines.indexOf(d.origin.line ?? -1);
+    if (vi < 0) return undefined;
+    drafts.push([writer.slugOf(d), vi, d.origin.uid ?? null, d.origin.occurrence ?? null]);
+  }
+  return { ...w, fromHi: g.fromHi, toHi: g.toHi, outcomes: g.outcomes, series: g.series, produced: g.produced, drafts, links: [...links.values()] };
+}
