@@ -128,6 +128,7 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
     await ctx.onProgress?.({ phase: 'parse', done: 0 });
     const groups = reuse && { reuse: await offerGroups(reuse, p, last, snapshot, writer) };
     const { items, summary, groups: outcomes } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, { signal: ctx.signal, onItems: (part) => early.add(part), keys }, groups);
+    if (outcomes) ctx.log?.info({ source: p.sourceKey, reused: outcomes.reused.length, recordable: outcomes.recordable.length }, 'UID groups unchanged since the last clean run were not normalized again');
     // The zone is named only when some floating time was read in it.
     if (summary.floatingInDefaultZone) report.defaultTimezone = zone;
     // The parser's own notes (recovered damage, untitled events, truncated series): already capped.

@@ -111,15 +111,19 @@ describe('what makes a group normalize again', () => {
     expect(r.groups!.recordable.map((g) => r.items[g.start]!.ok && (r.items[g.start] as { draft: EventDraft }).draft.origin.uid)).toEqual(['ok']);
   });
 
-  it('a weekly series is bounded by its next occurrence and by how far past the window it was expanded', () => {
+  it('a series is bounded by its next occurrence after the window, or by how far past the window it was expanded', () => {
     const file = cal('BEGIN:VEVENT\r\nUID:weekly\r\nDTSTART:20260105T100000Z\r\nDTEND:20260105T110000Z\r\nRRULE:FREQ=WEEKLY\r\nSUMMARY:Weekly\r\nEND:VEVENT\r\n');
     const [g] = normalizeIcs(file, { ...base, groups: {} }).groups!.recordable;
     const w = windowSeconds(base.window);
-    // The first occurrence ends 2026-01-05 11:00; the window's end sees at most 12 hours further.
+    // The first occurrence ends 2026-01-05 11:00; after the window (2026-12-31), the series was expanded
+    // only to about 2027-01-02, before the next Monday: the bound is how far it was seen, 36 hours.
     expect(g!.fromHi).toBe(Date.UTC(2026, 0, 5, 11) / 1000);
-    expect(g!.toHi).toBeLessThanOrEqual(w.to + 12 * 3600);
+    expect(g!.toHi).toBe(w.to + 36 * 3600);
     expect(boundsHold({ ...w, ...g! }, { from: w.from + 3600, to: w.to + 3600 })).toBe(true);
-    expect(boundsHold({ ...w, ...g! }, { from: w.from, to: w.to + 13 * 3600 })).toBe(false);
+    expect(boundsHold({ ...w, ...g! }, { from: w.from, to: w.to + 37 * 3600 })).toBe(false);
+    // A daily series' next occurrence comes first.
+    const daily = cal('BEGIN:VEVENT\r\nUID:daily\r\nDTSTART:20260105T100000Z\r\nDTEND:20260105T110000Z\r\nRRULE:FREQ=DAILY\r\nSUMMARY:Daily\r\nEND:VEVENT\r\n');
+    expect(normalizeIcs(daily, { ...base, groups: {} }).groups!.recordable[0]!.toHi).toBe(Date.UTC(2026, 11, 31, 10) / 1000);
     expect(boundsHold({ ...w, ...g! }, { from: w.from - 1, to: w.to })).toBe(false);
   });
 
@@ -134,5 +138,13 @@ describe('what makes a group normalize again', () => {
     expect(g!.toHi).toBe(Date.UTC(2026, 11, 31, 6) / 1000);
     expect(boundsHold({ ...w, ...g! }, { from: w.from, to: w.to + 7 * 3600 })).toBe(false);
     expect(boundsHold({ ...w, ...g! }, { from: w.from, to: w.to + 5 * 3600 })).toBe(true);
+  });
+
+  it('a yearly series is bounded by how far past the window it was expanded (36 hours), not by its next occurrence', () => {
+    const file = cal('BEGIN:VEVENT\r\nUID:yearly\r\nDTSTART:20260305T100000Z\r\nDTEND:20260305T110000Z\r\nRRULE:FREQ=YEARLY\r\nSUMMARY:Yearly\r\nEND:VEVENT\r\n');
+    const [g] = normalizeIcs(file, { ...base, groups: {} }).groups!.recordable;
+    const w = windowSeconds(base.window);
+    expect(g!.toHi).toBe(w.to + 36 * 3600);
+    expect(boundsHold({ ...w, ...g! }, { from: w.from + 86_400, to: w.to + 86_400 })).toBe(true);
   });
 });

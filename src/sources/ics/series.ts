@@ -53,11 +53,12 @@ export interface FileRun {
 }
 
 /**
- * A series expands only a little past the window's end (expand.ts: two days of reach, less the
- * largest zone offset): an instance starting later than this after the window's end may exist
- * unseen, so a later window ending past it must expand the series again.
+ * A series expands only a little past the window's end (expand.ts: at least two days of reach on the
+ * wall clock of its own zone, so at least two days less a change of that zone's offset): an instance
+ * starting later than this after the window's end may exist unseen, so a later window ending past it
+ * must expand the series again. 36 hours leaves 12 for offset changes and lets a daily run reuse it.
  */
-const SEEN_PAST_WINDOW = 12 * 3600;
+const SEEN_PAST_WINDOW = 36 * 3600;
 
 /** The window test of an occurrence, noting in `run.bounds` how far the window may move before the answer changes. */
 function kept(o: Occ, run: FileRun): boolean {
