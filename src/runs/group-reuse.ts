@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { EventDraft, Normalized, Origin } from '../model/draft.ts';
 import { boundsHold, windowSeconds, type RecordableGroup, type ReusedGroup, type ReusedGroupMeta } from '../sources/ics/reuse.ts';
-import type { LedgerEntry } from '../write/ledger.ts';
+import type { Ledger, LedgerEntry } from '../write/ledger.ts';
+import { compiled } from '../util/compiled.ts';
 import { keptTerms } from '../write/terms.ts';
 import type { GroupLinkDraft, GroupLinkKind, SiteWriter } from '../write/writer.ts';
 import type { RunReport } from '../report/report.ts';
@@ -65,19 +66,21 @@ export class GroupReuse {
   /**
    * The groups the parser may leave alone for this window: recorded, within their window bounds,
    * every slug still in the ledger and every link resolving (without a write) to the id recorded.
+   * Only the ledger's slugs are read here: its entries (a snapshot of at most `maxEntries`) are read
+   * while the feed is parsed.
    */
-  async offer(window: { from: Date; to: Date }, snapshot: Promise<ReadonlyMap<string, LedgerEntry> | undefined>, writer: SiteWriter): Promise<Map<string, ReusedGroupMeta>> {
-    const stored = Records.safeParse(await this.state.get(this.key).catch(() => undefined));
-    if (!stored.success) return new Map();
-    this.records = stored.data;
+  async offer(window: { from: Date; to: Date }, ledger: Ledger, writer: SiteWriter, maxEntries: number): Promise<Map<string, ReusedGroupMeta>> {
+    const [stored, known] = await Promise.all([this.state.get(this.key).catch(() => undefined), ledger.slugs('events')]);
+    const parsed = compiled(Records).safeParse(stored);
+    // Beyond maxEntries the run reads no snapshot of the entries, which standIn takes the site ids from.
+    if (!parsed.success || known.size > maxEntries) return new Map();
+    this.records = parsed.data;
     const w = windowSeconds(window);
-    const inWindow = Object.entries(this.records.groups).filter(([, r]) => boundsHold(r, w));
-    // The links are checked while the ledger is still being read.
-    const [known, ids] = await Promise.all([snapshot, this.currentIds(inWindow.flatMap(([, r]) => r.links.map(([, key]) => key)), writer)]);
+    const fits = Object.entries(this.records.groups).filter(([, r]) => boundsHold(r, w) && r.drafts.every(([slug]) => known.has(slug)));
+    const ids = await this.currentIds(fits.flatMap(([, r]) => r.links.map(([, key]) => key)), writer);
     const out = new Map<string, ReusedGroupMeta>();
-    if (!known) return out;
-    for (const [hash, r] of inWindow) {
-      if (!r.drafts.every(([slug]) => known.has(slug)) || !r.links.every(([, key, id]) => ids.get(key) === id)) continue;
+    for (const [hash, r] of fits) {
+      if (!r.links.every(([, key, id]) => ids.get(key) === id)) continue;
       this.offered.set(hash, r);
       out.set(hash, { outcomes: r.outcomes, series: r.series, produced: r.produced, drafts: r.drafts.length });
     }

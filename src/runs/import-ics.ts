@@ -126,7 +126,7 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   report.hold();
   try {
     await ctx.onProgress?.({ phase: 'parse', done: 0 });
-    const groups = reuse && { reuse: await offerGroups(reuse, p, last, snapshot, writer) };
+    const groups = reuse && { reuse: await offerGroups(reuse, p, last, ledger, writer) };
     const { items, summary, groups: outcomes } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, { signal: ctx.signal, onItems: (part) => early.add(part), keys }, groups);
     if (outcomes) ctx.log?.info({ source: p.sourceKey, reused: outcomes.reused.length, recordable: outcomes.recordable.length }, 'UID groups unchanged since the last clean run were not normalized again');
     // The zone is named only when some floating time was read in it.
@@ -230,11 +230,10 @@ interface ParsedFeed {
 
 /**
  * The recorded groups the parser may leave alone, after the last run ended clean (a run that failed
- * anything may have left a group's events half written); checked against the ledger as it is now,
- * so it waits for the snapshot the parse would otherwise overlap.
+ * anything may have left a group's events half written).
  */
-async function offerGroups(reuse: GroupReuse, p: IcsImportParams, last: LastRun, snapshot: Promise<Map<string, LedgerEntry> | undefined>, writer: SiteWriter): Promise<Map<string, ReusedGroupMeta>> {
-  return last.prev.clean === true ? reuse.offer(p.window, snapshot, writer) : new Map();
+async function offerGroups(reuse: GroupReuse, p: IcsImportParams, last: LastRun, ledger: Ledger, writer: SiteWriter): Promise<Map<string, ReusedGroupMeta>> {
+  return last.prev.clean === true ? reuse.offer(p.window, ledger, writer, LEDGER_SNAPSHOT_MAX) : new Map();
 }
 
 /**

@@ -51,6 +51,7 @@ export function gatedLedger(ledger: Ledger, gate: WriteGate): Ledger {
     entries: (kind) => ledger.entries(kind),
     ...(ledger.entryPages ? { entryPages: (kind: LedgerKind) => ledger.entryPages!(kind) } : {}),
     size: (kind) => ledger.size(kind),
+    slugs: (kind) => ledger.slugs(kind),
     claimName: async (kind, key, name) => {
       await gate.wait();
       return ledger.claimName(kind, key, name);
