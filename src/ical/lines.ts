@@ -87,14 +87,17 @@ class Pending {
   private first = '';
   private parts: string[] | undefined;
   line = 0;
+  /** Where its first physical line starts in the text. */
+  offset = 0;
   private qp: boolean | undefined;
   /** Whether a line is being assembled. */
   active = false;
 
-  open(first: string, line: number): void {
+  open(first: string, line: number, offset: number): void {
     this.first = first;
     this.parts = undefined;
     this.line = line;
+    this.offset = offset;
     this.qp = undefined;
     this.active = true;
   }
@@ -150,7 +153,8 @@ export type UnfoldStats = Omit<UnfoldResult, 'lines'>;
  * lines) was a large share of the parser's peak memory.
  */
 class PhysicalLines {
-  private pos = 0;
+  /** Where the next line starts. */
+  pos = 0;
   /** Next LF / CR at or after `pos` (Infinity: none left); each is searched for again only once passed. */
   private lf = -1;
   private cr = -1;
@@ -182,8 +186,11 @@ function indexOr(t: string, c: string, from: number): number {
   return k < 0 ? Infinity : k;
 }
 
-/** Calls `onLine` for every logical (unfolded) line in file order; keeps none of them (nor an object per line). */
-export function forEachLogicalLine(text: string, onLine: (text: string, line: number) => void): UnfoldStats {
+/**
+ * Calls `onLine` for every logical (unfolded) line in file order, with where its first physical line
+ * starts in `text`; keeps none of them (nor an object per line).
+ */
+export function forEachLogicalLine(text: string, onLine: (text: string, line: number, offset: number) => void): UnfoldStats {
   const physical = new PhysicalLines(text);
   const stray: LogicalLine[] = [];
   let strayCount = 0;
@@ -192,13 +199,16 @@ export function forEachLogicalLine(text: string, onLine: (text: string, line: nu
   let pendingSoftBreak = false;
 
   const flush = (): void => {
-    if (cur.active) onLine(cur.text(), cur.line);
+    if (cur.active) onLine(cur.text(), cur.line, cur.offset);
     cur.active = false;
   };
 
+  let nextAt = physical.pos;
   let next = physical.next();
   for (let i = 0; next !== undefined; i++) {
     let p = next;
+    const at = nextAt;
+    nextAt = physical.pos;
     next = physical.next();
     if (p.length > 0 && p.charCodeAt(0) === 0xfeff) p = p.replace(/^\uFEFF+/, '');
     const lineNo = i + 1;
@@ -219,7 +229,7 @@ export function forEachLogicalLine(text: string, onLine: (text: string, line: nu
       cur.add(p.slice(1));
     } else if (startsProperty(p) || (!cur.active && startsProperty(p.trimStart())) || bareName(p, next)) {
       flush();
-      cur.open(p.trimStart(), lineNo);
+      cur.open(p.trimStart(), lineNo, at);
     } else if (cur.active && !cur.startsWithBeginOrEnd()) {
       // A wrapped value whose continuation lost its indent.
       cur.add(c === ' ' || c === '\t' ? p.trimStart() : p);

@@ -39,15 +39,18 @@ const MAX_DEPTH = 16;
  * its component (see parseIcsText). VEVENTs never nest, so at most one is open at a time.
  */
 export interface VeventStream {
-  /** A VEVENT begins at `line`. */
-  begin(line: number): void;
+  /** A VEVENT begins at `line`, `offset` characters into the text. */
+  begin(line: number, offset: number): void;
   /**
    * One property of the open VEVENT (not of its VALARMs), in file order. The same object is
    * refilled for the next line: read it now, keep none of it but its strings.
    */
   prop(p: Prop): void;
-  /** The open VEVENT closed (END, or unterminated); `c` is its shell (no properties or children). */
-  end(c: Component): void;
+  /**
+   * The open VEVENT closed (END, or unterminated); `c` is its shell (no properties or children).
+   * `offset`: where the line that closed it starts (the end of the text when the file ended first).
+   */
+  end(c: Component, offset: number): void;
 }
 
 /**
@@ -59,12 +62,10 @@ export interface VeventStream {
  */
 export function parseIcsText(text: string, onVevent?: ((c: Component) => void) | VeventStream): ParsedIcs {
   const warnings = new WarningList();
-  let tooDeep = 0;
-  let firstTooDeep = 0;
+  // Lines skipped: BEGINs nested too deep, lines outside any component (counts, and the first of each).
+  const skip = { tooDeep: 0, firstTooDeep: 0, outside: 0, firstOutside: 0 };
   const roots: Component[] = [];
   const stack: Component[] = [];
-  let outside = 0;
-  let firstOutside = 0;
   const names = nameCache();
   let streamed: Component | undefined; // the VEVENT whose properties go to a VeventStream, while open
   const line = scratchProp();
@@ -76,7 +77,7 @@ export function parseIcsText(text: string, onVevent?: ((c: Component) => void) |
     c.children = [];
     if (c !== streamed) return;
     streamed = undefined;
-    (onVevent as VeventStream).end(c);
+    (onVevent as VeventStream).end(c, lineAt);
   };
   const closeUnterminated = (c: Component, why: string): void => {
     c.unterminated = true;
@@ -84,7 +85,9 @@ export function parseIcsText(text: string, onVevent?: ((c: Component) => void) |
     closed(c);
   };
 
-  const { brokenFolds, stray, strayCount } = forEachLogicalLine(text, (lineText, lineNo) => {
+  let lineAt = 0;
+  const { brokenFolds, stray, strayCount } = forEachLogicalLine(text, (lineText, lineNo, offset) => {
+    lineAt = offset;
     const prop = readContentLine(lineText, lineNo, names, line);
     if (!prop) return;
     if (prop.name === 'BEGIN') {
@@ -98,8 +101,8 @@ export function parseIcsText(text: string, onVevent?: ((c: Component) => void) |
         }
       }
       if (stack.length >= MAX_DEPTH) {
-        if (!tooDeep) firstTooDeep = lineNo;
-        tooDeep++;
+        if (!skip.tooDeep) skip.firstTooDeep = lineNo;
+        skip.tooDeep++;
         return;
       }
       const comp: Component = { name, props: [], children: [], line: lineNo };
@@ -108,7 +111,7 @@ export function parseIcsText(text: string, onVevent?: ((c: Component) => void) |
       stack.push(comp);
       if (typeof onVevent === 'object' && name === 'VEVENT') {
         streamed = comp;
-        onVevent.begin(lineNo);
+        onVevent.begin(lineNo, offset);
       }
       return;
     }
@@ -125,17 +128,18 @@ export function parseIcsText(text: string, onVevent?: ((c: Component) => void) |
       return;
     }
     if (!stack.length) {
-      if (!outside) firstOutside = lineNo;
-      outside++;
+      if (!skip.outside) skip.firstOutside = lineNo;
+      skip.outside++;
       return;
     }
     const top = stack[stack.length - 1];
     if (top === streamed) (onVevent as VeventStream).prop(prop);
     else top.props.push(copyProp(prop));
   });
+  lineAt = text.length;
   while (stack.length) closeUnterminated(stack.pop()!, 'file ends first');
-  if (tooDeep) warnings.add(`${tooDeep} BEGIN line(s) nested more than ${MAX_DEPTH} deep ignored (first at line ${firstTooDeep})`);
-  if (outside) warnings.add(`${outside} line(s) outside any component ignored (first at line ${firstOutside})`);
+  if (skip.tooDeep) warnings.add(`${skip.tooDeep} BEGIN line(s) nested more than ${MAX_DEPTH} deep ignored (first at line ${skip.firstTooDeep})`);
+  if (skip.outside) warnings.add(`${skip.outside} line(s) outside any component ignored (first at line ${skip.firstOutside})`);
   warnUnfolding(warnings, { brokenFolds, stray, strayCount });
   return { roots, warnings, brokenFolds };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventDraft, Normalized } from '../../src/model/draft.ts';
 import { normalizeIcs, type IcsNormalizeOptions, type IcsNormalizeResult } from '../../src/sources/ics/normalize.ts';
-import { boundsHold, windowSeconds, type RecordableGroup, type ReusedGroupMeta } from '../../src/sources/ics/reuse.ts';
+import { boundsHold, spanHash, windowSeconds, type RecordableGroup, type ReusedGroupMeta } from '../../src/sources/ics/reuse.ts';
 import { generateIcsFeed } from '../support/generate-ics.ts';
 import { corpusBytes, corpusFiles } from './helpers.ts';
 
@@ -146,5 +146,16 @@ describe('what makes a group normalize again', () => {
     const w = windowSeconds(base.window);
     expect(g!.toHi).toBe(w.to + 36 * 3600);
     expect(boundsHold({ ...w, ...g! }, { from: w.from + 86_400, to: w.to + 86_400 })).toBe(true);
+  });
+
+  it("a VEVENT's hash leaves out its DTSTAMP (folded too) and nothing else", () => {
+    const span = (stamp: string, rest = 'SUMMARY:Talk\r\n') => `BEGIN:VEVENT\r\nUID:a\r\n${stamp}${rest}`;
+    const h = (t: string) => spanHash(t, 0, t.length);
+    const base = h(span('DTSTAMP:20260101T000000Z\r\n'));
+    expect(h(span('DTSTAMP:20261127T120000Z\r\n'))).toBe(base);
+    expect(h(span('DTSTAMP:20261127\r\n T120000Z\r\n'))).toBe(base);
+    expect(h(span(''))).toBe(base);
+    expect(h(span('DTSTAMP:20261127T120000Z\r\n', 'SUMMARY:Talk!\r\n'))).not.toBe(base);
+    expect(h(span('DTSTAMP:20261127T120000Z\r\n', 'SUMMARY:Talk\r\n LONGER\r\n'))).not.toBe(base);
   });
 });

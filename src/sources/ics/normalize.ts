@@ -12,7 +12,7 @@ import type { IcsTime } from '../../ical/values.ts';
 import type { TimeContext } from './expand.ts';
 import { groupByUid } from './grouping.ts';
 import { normalizeGroup, type FileRun } from './series.ts';
-import { fileFingerprint, GroupPass, windowSeconds, type GroupOutcomes, type ReusedGroupMeta } from './reuse.ts';
+import { fileFingerprint, GroupPass, spanHash, windowSeconds, type GroupOutcomes, type ReusedGroupMeta } from './reuse.ts';
 import { notCalendarKind } from './sniff.ts';
 import { buildZoneContext } from './zones.ts';
 
@@ -144,9 +144,11 @@ interface ReadFile {
   timeUse: TimeUse;
   /** VEVENTs read with problems, in file order. */
   damaged: RawEvent[];
+  /** With `spans`: each VEVENT's text as written, hashed (reuse.ts), by RawEvent.index. */
+  spans?: string[];
 }
 
-function readFile(bytes: Uint8Array, source: string, maxVevents: number): ReadFile {
+function readFile(bytes: Uint8Array, source: string, maxVevents: number, hashSpans = false): ReadFile {
   if (bytes.byteLength === 0) throw new IcsNotCalendarError(source, 'empty');
   const { text, encoding } = decodeIcs(bytes);
   // Each VEVENT is read as soon as it closes (file order, as collect() would list them), so the whole
@@ -158,14 +160,18 @@ function readFile(bytes: Uint8Array, source: string, maxVevents: number): ReadFi
   const damaged: RawEvent[] = [];
   // Each property is read into its event as it is parsed (one reused Prop for all of them).
   let open: RawEvent | undefined;
+  const spans: string[] | undefined = hashSpans ? [] : undefined;
+  let openAt = 0;
   const parsed = parseIcsText(text, {
-    begin(line) {
+    begin(line, offset) {
       if (raws.length >= maxVevents) throw new IcsLimitError(source, 'VEVENTs', maxVevents);
       open = newEvent(raws.length + 1, line);
+      openAt = offset;
     },
     prop: (p) => readProp(open!, p),
-    end() {
+    end(_c, offset) {
       const e = finishEvent(open!);
+      if (spans) spans[e.index] = spanHash(text, openAt, offset);
       open = undefined;
       raws.push(e);
       for (const t of e.tzids) timeUse.tzids.add(t);
@@ -177,7 +183,7 @@ function readFile(bytes: Uint8Array, source: string, maxVevents: number): ReadFi
   const notCalendar = notCalendarKind(text, parsed.roots);
   if (notCalendar) throw new IcsNotCalendarError(source, notCalendar);
   const { vevents: _emptied, ...cal } = collect(parsed.roots);
-  return { encoding, cal, raws, parseWarnings: parsed.warnings, timeUse, damaged };
+  return { encoding, cal, raws, parseWarnings: parsed.warnings, timeUse, damaged, ...(spans ? { spans } : {}) };
 }
 
 /**
@@ -233,7 +239,7 @@ function fileTimeContext(
  */
 export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsNormalizeResult {
   const maxOccurrences = opts.maxOccurrencesPerFile ?? DEFAULT_MAX_OCCURRENCES_PER_FILE;
-  const { encoding, cal, raws, parseWarnings, timeUse, damaged } = readFile(bytes, opts.sourceName, maxOccurrences);
+  const { encoding, cal, raws, parseWarnings, timeUse, damaged, spans } = readFile(bytes, opts.sourceName, maxOccurrences, opts.groups !== undefined);
   const acct = new FileAccounting(raws.length, opts.sourceName, maxOccurrences);
   const warn = (w: string): void => acct.warn(w);
   acct.warnings.addAll(parseWarnings);
@@ -258,7 +264,7 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
       sourceKey: opts.sourceKey, sourceName: opts.sourceName, status: opts.status, categoriesAs: opts.categoriesAs, cap: run.cap, defaultTimezone: opts.defaultTimezone,
       xWrTimezone: cal.xWrTimezone, vtimezones: cal.vtimezones, calendarZone, refYear,
     });
-  const pass = opts.groups && new GroupPass(run, fileFp(), opts.groups.reuse, warnedZones);
+  const pass = opts.groups && spans && new GroupPass(run, fileFp(), spans, opts.groups.reuse, warnedZones);
   for (const g of groups) {
     if (pass) pass.take(g);
     else normalizeGroup(g, run);

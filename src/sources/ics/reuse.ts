@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { EventDraft, Normalized } from '../../model/draft.ts';
 import type { VTimezoneDef } from '../../ical/vtimezone.ts';
 import type { Outcome } from './accounting.ts';
@@ -9,9 +9,9 @@ import { normalizeGroup, type FileRun } from './series.ts';
 /**
  * Reusing a UID group's outcome from the last clean run instead of normalizing it again (the
  * thread's side; src/write/group-records.ts keeps the records, src/runs/import-ics.ts decides which
- * may be reused). A group's drafts are a function of its VEVENTs as read (RawEvent: parsed values,
- * so a DTSTAMP rewritten on every publish changes nothing), of the file's time context and options,
- * and of the window; the hash covers the first three, the record's window bounds the last.
+ * may be reused). A group's drafts are a function of its VEVENTs' text (without the DTSTAMP many
+ * publishers rewrite on every export), of the file's time context and options, and of the window;
+ * the hash covers the first three, the record's window bounds the last.
  */
 
 /**
@@ -105,22 +105,31 @@ export function fileFingerprint(parts: {
   return createHash('sha256').update(JSON.stringify([GROUP_CODE_VERSION, process.versions.tz ?? '', parts])).digest('base64url');
 }
 
-/** The group's hash: the file's fingerprint and its VEVENTs as read, without their position in the file. */
-export function groupHash(fileFp: string, events: readonly RawEvent[]): string {
-  const h = createHash('sha256').update(fileFp);
-  for (const e of events) {
-    const { index, line } = e;
-    // Position is left out (an event added above shifts every line): set aside for the moment of writing.
-    e.index = 0;
-    e.line = 0;
-    try {
-      h.update(JSON.stringify(e));
-    } finally {
-      e.index = index;
-      e.line = line;
-    }
+/**
+ * One VEVENT's hash: its text as written from BEGIN to END, without its DTSTAMP (many publishers
+ * stamp every VEVENT with the time of the export). Its position is not in it (an event added above
+ * shifts every line), and the text holds everything the VEVENT is read from.
+ */
+export function spanHash(text: string, from: number, to: number): string {
+  const span = text.slice(from, to);
+  const at = span.indexOf('\nDTSTAMP');
+  if (at < 0) return hash('sha256', span, 'base64url');
+  // To the end of its logical line: the next line break not followed by a fold.
+  let end = at + 1;
+  for (;;) {
+    const nl = span.indexOf('\n', end);
+    if (nl < 0) return hash('sha256', span.slice(0, at), 'base64url');
+    end = nl + 1;
+    if (span[end] !== ' ' && span[end] !== '\t') break;
   }
-  return h.digest('base64url').slice(0, 32);
+  return hash('sha256', span.slice(0, at) + span.slice(end - 1), 'base64url');
+}
+
+/** The group's hash: the file's fingerprint and its VEVENTs' (spanHash), in groupEvents order. */
+export function groupHash(fileFp: string, spans: readonly string[], events: readonly RawEvent[]): string {
+  let text = fileFp;
+  for (const e of events) text += spans[e.index];
+  return hash('sha256', text, 'base64url').slice(0, 32);
 }
 
 /** Whether the items a group made can stand for it next time: drafts only, none cancelled, none with an image to check again. */
@@ -142,19 +151,21 @@ export class GroupPass {
   readonly outcomes: GroupOutcomes = { recordable: [], reused: [] };
   private readonly run: FileRun;
   private readonly fileFp: string;
+  private readonly spans: readonly string[];
   private readonly reuse: ReadonlyMap<string, ReusedGroupMeta> | undefined;
   private readonly warnedZones: ReadonlySet<string>;
 
-  constructor(run: FileRun, fileFp: string, reuse: ReadonlyMap<string, ReusedGroupMeta> | undefined, warnedZones: ReadonlySet<string>) {
+  constructor(run: FileRun, fileFp: string, spans: readonly string[], reuse: ReadonlyMap<string, ReusedGroupMeta> | undefined, warnedZones: ReadonlySet<string>) {
     this.run = run;
     this.fileFp = fileFp;
+    this.spans = spans;
     this.reuse = reuse;
     this.warnedZones = warnedZones;
   }
 
   take(g: UidGroup): void {
     const events = groupEvents(g);
-    const hash = groupHash(this.fileFp, events);
+    const hash = groupHash(this.fileFp, this.spans, events);
     const meta = this.reuse?.get(hash);
     if (meta && meta.outcomes.length === events.length) return this.stand(hash, events, meta);
     const { acct } = this.run;
