@@ -125,9 +125,16 @@ export class GroupReuse {
    * After a clean run: the groups reused, and those normalized that may be recorded (every link
    * settled to an id, no term left out by the limits per event), replace the records.
    */
-  async record(recordable: readonly RecordableGroup[], reused: readonly ReusedGroup[], window: { from: Date; to: Date }, items: readonly Normalized<EventDraft>[], writer: SiteWriter): Promise<void> {
+  async record(
+    recordable: readonly RecordableGroup[],
+    reused: readonly ReusedGroup[],
+    run: { window: { from: Date; to: Date }; items: readonly Normalized<EventDraft>[]; writer: SiteWriter; maxEntries: number },
+  ): Promise<void> {
+    const { window, items, writer } = run;
     // Nothing new and nothing gone: the records stand as they are (an unchanged re-import writes nothing).
     if (recordable.length === 0 && reused.length === Object.keys(this.records.groups).length) return;
+    // A feed too big for the ledger snapshot is never offered its records (offer): none are kept.
+    if (items.length > run.maxEntries) return;
     const next: Records = { v: 1, links: {}, groups: {} };
     // Drafts share their venue, organizer and term objects: each object's key is hashed once.
     const keys = new WeakMap<object, string>();
