@@ -12,7 +12,7 @@ import type { StateStore } from './fetch-state.ts';
 /**
  * An ICS re-import that does not normalize the UID groups it wrote last time, unchanged. After a
  * clean run, each group whose drafts were all written or found unchanged is recorded: its hash (its
- * VEVENTs as read, the file's zones and the options: src/sources/ics/reuse.ts), how far the window may
+ * VEVENTs' text, the file's zones and the options: src/sources/ics/reuse.ts), how far the window may
  * move before its drafts change, its events' slugs and origins, and the site ids its venues,
  * organizers and terms had. The next run (the last one clean) hands the parser the hashes of the
  * records that still hold (window within bounds, every slug in the ledger, every link resolving,
@@ -46,7 +46,7 @@ const Records = z.object({
 });
 type Records = z.infer<typeof Records>;
 
-
+/** A link's key in the records' table: its kind and its draft's content. */
 function linkKeyOf(kind: GroupLinkKind, d: GroupLinkDraft): string {
   return `${kind}:${createHash('sha256').update(JSON.stringify(d)).digest('base64url').slice(0, 22)}`;
 }
