@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { addAbortSignal, Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { CalendarClient } from '../api/index.ts';
 import type { ResolvedSite } from '../config/sites.ts';
@@ -59,8 +59,11 @@ export interface ChunkResult {
 /**
  * The byte source for a CSV: a local file (CLI) or a URL fetched once through the safe fetch. The
  * reader streams it twice (inspection, then rows), so URLs are buffered within the fetch byte cap.
+ * Each stream ends at `signal` (a worker's shutdown cuts a queued planner off while it reads a big
+ * file), and a fetched body is handed on in slices, so a cut-off stops it between two of them.
  */
 export async function csvOpener(p: Pick<CsvImportParams, 'location' | 'allow' | 'allowFiles'>, signal?: AbortSignal): Promise<() => NodeJS.ReadableStream> {
+  const abortable = (s: Readable): Readable => (signal ? addAbortSignal(signal, s) : s);
   if (/^(https?|webcals?):\/\//i.test(p.location)) {
     let body: Buffer;
     try {
@@ -69,10 +72,15 @@ export async function csvOpener(p: Pick<CsvImportParams, 'location' | 'allow' | 
     } catch (err) {
       throw new RunFailedError('fetch-failed', err instanceof FetchError ? err.message : `could not read ${p.location}: ${(err as Error).message}`, { cause: err });
     }
-    return () => Readable.from([body]);
+    return () => abortable(Readable.from(slices(body)));
   }
   if (!p.allowFiles) throw new RunFailedError('file-not-allowed', `${p.location}: local files are only read by the CLI; give a URL`);
-  return () => openFileCapped(p.location);
+  return () => abortable(openFileCapped(p.location));
+}
+
+/** A buffer in the slices a file stream reads (views, not copies). */
+function* slices(body: Buffer, size = 64 * 1024): Generator<Buffer> {
+  for (let at = 0; at < body.length; at += size) yield body.subarray(at, at + size);
 }
 
 export function csvOptions(p: CsvImportParams): CsvOptions {
