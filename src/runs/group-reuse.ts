@@ -107,17 +107,23 @@ export class GroupReuse {
    * (seen, so not retired; a duplicate identity reported as one), reported unchanged with its site id
    * and its VEVENT's line now, and its links resolved as an event's are (reported once per run).
    */
-  async standIn(reused: readonly ReusedGroup[], sourceName: string, snapshot: ReadonlyMap<string, LedgerEntry>, writer: SiteWriter, report: RunReport): Promise<void> {
-    const links = new Set<string>();
-    for (const g of reused) {
+  async standIn(reused: readonly ReusedGroup[], sourceName: string, entries: { snapshot?: ReadonlyMap<string, LedgerEntry>; ledger: Ledger }, writer: SiteWriter, report: RunReport): Promise<void> {
+    const records = reused.map((g) => {
       const r = this.offered.get(g.hash);
       if (!r) throw new Error(`the parser reused group ${g.hash}, which was not offered`);
+      return r;
+    });
+    // The snapshot read during the parse, or (it could not be read) these slugs' entries now.
+    const known = entries.snapshot ?? (await entries.ledger.getMany('events', records.flatMap((r) => r.drafts.map(([slug]) => slug))));
+    const links = new Set<string>();
+    reused.forEach((g, i) => {
+      const r = records[i]!;
       for (const [, key] of r.links) links.add(key);
       for (const [slug, vi, uid, occurrence] of r.drafts) {
         const origin: Origin = { source: sourceName, line: g.lines[vi], uid: uid ?? undefined, occurrence: occurrence ?? undefined };
-        if (writer.admit(slug, origin)) report.add({ kind: 'events', slug, origin, outcome: 'unchanged', siteId: snapshot.get(slug)!.id });
+        if (writer.admit(slug, origin)) report.add({ kind: 'events', slug, origin, outcome: 'unchanged', siteId: known.get(slug)?.id });
       }
-    }
+    });
     await writer.touchLinks([...links].map((key) => [key.slice(0, key.indexOf(':')) as GroupLinkKind, this.records.links[key] as GroupLinkDraft] as const));
   }
 

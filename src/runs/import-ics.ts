@@ -254,7 +254,7 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
     run.gate.open();
     report.release();
     const planned = await run.early.finish();
-    if (run.reuse && feed.groups?.reused.length) await run.reuse.standIn(feed.groups.reused, p.location, feed.snapshot!, writer, report);
+    if (run.reuse && feed.groups?.reused.length) await run.reuse.standIn(feed.groups.reused, p.location, { snapshot: feed.snapshot, ledger }, writer, report);
     throwIfSiteDown(client);
     if (planned > 0) await ctx.onProgress?.({ phase: 'write', done: planned, total: items.length });
     await writer.prime(planned > 0 ? items.slice(planned) : items, feed.snapshot);
