@@ -31,6 +31,8 @@ const GroupRecord = z.object({
   outcomes: z.string(),
   series: z.number(),
   produced: z.number(),
+  /** Recurrence work its expansion spent (src/sources/ics/reuse.ts: the file's budget counts it). */
+  work: z.number(),
   /** Per draft: slug, index of its VEVENT in the group, origin UID and occurrence (null: none). */
   drafts: z.array(z.tuple([z.string(), z.number().int().min(0), z.string().nullable(), z.string().nullable()])),
   /** Its links: kind, key in the records' link table, site id. */
@@ -82,7 +84,7 @@ export class GroupReuse {
     for (const [hash, r] of fits) {
       if (!r.links.every(([, key, id]) => ids.get(key) === id)) continue;
       this.offered.set(hash, r);
-      out.set(hash, { outcomes: r.outcomes, series: r.series, produced: r.produced, drafts: r.drafts.length });
+      out.set(hash, { outcomes: r.outcomes, series: r.series, produced: r.produced, work: r.work, drafts: r.drafts.length });
     }
     return out;
   }
@@ -195,5 +197,5 @@ function groupRecord(
     if (vi < 0) return undefined;
     drafts.push([writer.slugOf(d), vi, d.origin.uid ?? null, d.origin.occurrence ?? null]);
   }
-  return { ...w, fromHi: g.fromHi, toHi: g.toHi, outcomes: g.outcomes, series: g.series, produced: g.produced, drafts, links: [...links.values()] };
+  return { ...w, fromHi: g.fromHi, toHi: g.toHi, outcomes: g.outcomes, series: g.series, produced: g.produced, work: g.work, drafts, links: [...links.values()] };
 }

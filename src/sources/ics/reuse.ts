@@ -32,6 +32,8 @@ export interface ReusedGroupMeta {
   series: number;
   /** Occurrences expansion produced (the file's occurrence limit counts them). */
   produced: number;
+  /** Recurrence work its expansion spent (the file's work budget, which its series share, counts it). */
+  work: number;
   /** Drafts the group made. */
   drafts: number;
 }
@@ -167,10 +169,11 @@ export class GroupPass {
     const events = groupEvents(g);
     const hash = groupHash(this.fileFp, this.spans, events);
     const meta = this.reuse?.get(hash);
-    if (meta && meta.outcomes.length === events.length) return this.stand(hash, events, meta);
-    const { acct } = this.run;
+    const { acct, budget } = this.run;
+    // With less of the file's work budget left than it spent, normalizing it would run out: it normalizes.
+    if (meta && meta.outcomes.length === events.length && meta.work <= budget.remaining) return this.stand(hash, events, meta);
     const start = acct.items.length;
-    const before = { warnings: acct.warnings.count, series: acct.series, produced: acct.producedSoFar };
+    const before = { warnings: acct.warnings.count, series: acct.series, produced: acct.producedSoFar, work: budget.remaining };
     const bounds: WindowBounds = { fromHi: NEVER, toHi: NEVER };
     this.run.bounds = bounds;
     try {
@@ -182,14 +185,16 @@ export class GroupPass {
     if (acct.warnings.count !== before.warnings || !recordableItems(acct.items, start, end) || events.some((e) => e.tzids.some((z) => this.warnedZones.has(z)))) return;
     this.outcomes.recordable.push({
       hash, start, end, lines: events.map((e) => e.line), outcomes: events.map((e) => OUTCOME_LETTERS[acct.outcomeOf(e)]).join(''),
-      series: acct.series - before.series, produced: acct.producedSoFar - before.produced, drafts: end - start, ...bounds,
+      series: acct.series - before.series, produced: acct.producedSoFar - before.produced, work: before.work - budget.remaining,
+      drafts: end - start, ...bounds,
     });
   }
 
-  /** A reused group: its VEVENTs' outcomes, series and occurrences counted as recorded, no draft made. */
+  /** A reused group: its VEVENTs' outcomes, series, occurrences and work counted as recorded, no draft made. */
   private stand(hash: string, events: RawEvent[], meta: ReusedGroupMeta): void {
     const { acct } = this.run;
     acct.produce(meta.produced);
+    this.run.budget.remaining -= meta.work;
     acct.series += meta.series;
     acct.reusedDrafts += meta.drafts;
     events.forEach((e, i) => acct.mark(e, LETTER_OUTCOMES[meta.outcomes[i]!] ?? 'drafted'));
