@@ -136,9 +136,10 @@ export class GroupReuse {
   async record(
     recordable: readonly RecordableGroup[],
     reused: readonly ReusedGroup[],
-    run: { window: { from: Date; to: Date }; items: readonly Normalized<EventDraft>[]; writer: SiteWriter; maxEntries: number },
+    run: { window: { from: Date; to: Date }; items: readonly Normalized<EventDraft>[]; writer: SiteWriter; report: RunReport; maxEntries: number },
   ): Promise<void> {
     const { window, items, writer } = run;
+    const written = writtenSlugs(run.report);
     // Nothing new and nothing gone: the records stand as they are (an unchanged re-import writes nothing).
     if (recordable.length === 0 && reused.length === Object.keys(this.records.groups).length) return;
     // A feed too big for the ledger snapshot is never offered its records (offer): none are kept.
@@ -159,7 +160,7 @@ export class GroupReuse {
     }
     const w = windowSeconds(window);
     for (const g of recordable) {
-      const r = groupRecord(g, w, items, writer, keep);
+      const r = groupRecord(g, w, { items, written }, writer, keep);
       if (r) next.groups[g.hash] = r;
     }
     await this.state.set(this.key, next);
@@ -167,10 +168,27 @@ export class GroupReuse {
 }
 
 /** A normalized group's record, or undefined when a link has no id yet or a term was left out. */
+/**
+ * The events this run wrote or found unchanged, each reported only so: a group with an event the
+ * writer skipped (trashed on the site, edited there under --on-edit preserve) or failed is not
+ * recorded, since normalizing it next time may write what this run did not.
+ */
+function writtenSlugs(report: RunReport): Set<string> {
+  const ok = new Set<string>();
+  const not = new Set<string>();
+  for (const it of report.items) {
+    if (it.kind !== 'events' || it.slug === undefined) continue;
+    if (it.outcome === 'created' || it.outcome === 'updated' || it.outcome === 'unchanged') ok.add(it.slug);
+    else not.add(it.slug);
+  }
+  for (const slug of not) ok.delete(slug);
+  return ok;
+}
+
 function groupRecord(
   g: RecordableGroup,
   w: { from: number; to: number },
-  items: readonly Normalized<EventDraft>[],
+  run: { items: readonly Normalized<EventDraft>[]; written: ReadonlySet<string> },
   writer: SiteWriter,
   keep: (kind: GroupLinkKind, d: GroupLinkDraft) => string,
 ): GroupRecord | undefined {
@@ -184,8 +202,8 @@ function groupRecord(
     return true;
   };
   for (let i = g.start; i < g.end; i++) {
-    const it = items[i]!;
-    if (!it.ok) return undefined;
+    const it = run.items[i]!;
+    if (!it.ok || !run.written.has(writer.slugOf(it.draft))) return undefined;
     const d = it.draft;
     if (keptTerms(d.categories) !== d.categories || keptTerms(d.tags) !== d.tags) return undefined;
     const linked = [

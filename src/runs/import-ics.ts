@@ -276,7 +276,7 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
     await writer.retire({ policy: p.retire, window: { ...p.window, rule: 'overlap' }, maxShare: p.maxRetireShare, force: p.forceRetire });
     throwIfSiteDown(client);
     const clean = report.exitCode() === 0;
-    if (clean && run.reuse && feed.groups) await run.reuse.record(feed.groups.recordable, feed.groups.reused, { window: p.window, items, writer, maxEntries: LEDGER_SNAPSHOT_MAX });
+    if (clean && run.reuse && feed.groups) await run.reuse.record(feed.groups.recordable, feed.groups.reused, { window: p.window, items, writer, report, maxEntries: LEDGER_SNAPSHOT_MAX });
     if (!p.dryRun) await last.state.set(last.key, { ...done, processedAt: new Date().toISOString(), clean } satisfies FetchState);
   } finally {
     report.countRequests(client.stats());

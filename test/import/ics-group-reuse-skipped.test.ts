@@ -9,13 +9,13 @@ import { feedServer, testSite } from '../support/site.ts';
 import { testPrefix, testRedis } from '../support/redis.ts';
 
 /**
- * Defect (group reuse records groups with a skipped event): a UID group is recorded after a clean run
+ * Regression (group reuse recorded groups with a skipped event): a UID group was recorded after a clean run
  * even when one of its events was skipped by the writer (trashed on the site, or edited there under
  * --on-edit preserve), so the ledger still holds the event's old version. The next re-import reuses the
  * group and reports the event unchanged, where normalizing it reports it skipped again (and, were it
  * restored from the trash meanwhile, would update it). Found against a real TEC 6.17.2 site (a
- * re-import with --status draft after an event was trashed); reproduced here on the sandbox.
- * KNOWN DEFECT, not fixed on this branch: the tests are marked `fails`; drop the marker with the fix.
+ * re-import with --status draft after an event was trashed); reproduced here on the sandbox. A group
+ * is now recorded only when every one of its events was written or found unchanged.
  */
 
 const vevent = (i: number, title = `Talk ${i}`) => [
@@ -57,7 +57,7 @@ describe('group reuse: a group whose event the writer skipped', () => {
   const events = () => env.sandbox.dump('en').events as { id: number; slug: string; title: string; start_date: string; end_date: string; timezone: string; status: string }[];
   const itemOf = (r: ReportJson, uid: string) => r.items.find((i) => i.kind === 'events' && i.origin?.uid === uid);
 
-  it.fails('an event trashed on the site and skipped by a --status draft run is reported skipped again by the next run, as without reuse', async () => {
+  it('an event trashed on the site and skipped by a --status draft run is reported skipped again by the next run, as without reuse', async () => {
     await runIcsImport(params(), ctx);
     const victim = events().find((e) => e.title === 'Talk 2')!;
     await env.client.events.delete(victim.id);
@@ -70,7 +70,7 @@ describe('group reuse: a group whose event the writer skipped', () => {
     expect(itemOf(again, 'talk-2@example.org')).toMatchObject({ outcome: 'skipped', reason: expect.stringMatching(/deleted on the site/) });
   });
 
-  it.fails('an event edited on the site and skipped under --on-edit preserve is reported skipped again by the next run, as without reuse', async () => {
+  it('an event edited on the site and skipped under --on-edit preserve is reported skipped again by the next run, as without reuse', async () => {
     await runIcsImport(params(), ctx);
     const victim = events().find((e) => e.title === 'Talk 3')!;
     await new Promise((r) => setTimeout(r, 1100)); // modified_utc has one-second resolution
