@@ -126,8 +126,11 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   report.hold();
   try {
     await ctx.onProgress?.({ phase: 'parse', done: 0 });
-    const groups = reuse && { reuse: await offerGroups(reuse, p, last, ledger, writer) };
-    const { items, summary, groups: outcomes } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, { signal: ctx.signal, onItems: (part) => early.add(part), keys }, groups);
+    // The groups to reuse are worked out while the parser thread reads the file (it waits for them before its first group).
+    const offered = reuse && offerGroups(reuse, p, last, ledger, writer);
+    const parseRun = { signal: ctx.signal, onItems: (part: Normalized<EventDraft>[]) => early.add(part), keys, ...(offered ? { reuse: offered } : {}) };
+    const { items, summary, groups: outcomes } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, parseRun, reuse && {});
+    await offered;
     if (outcomes) ctx.log?.info({ source: p.sourceKey, reused: outcomes.reused.length, recordable: outcomes.recordable.length }, 'UID groups unchanged since the last clean run were not normalized again');
     // The zone is named only when some floating time was read in it.
     if (summary.floatingInDefaultZone) report.defaultTimezone = zone;

@@ -1,10 +1,11 @@
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { IcsError, icsErrorFrom } from './errors.ts';
 import type { IcsNormalizeOptions, IcsNormalizeResult } from './normalize.ts';
 import type { ParseReply, ParseRequest } from './parse-worker.ts';
 import { WireDecoder } from './wire.ts';
 import type { EventDraft, Normalized } from '../../model/draft.ts';
 import type { DraftKeys } from '../../write/draft-keys.ts';
+import type { ReusedGroupMeta } from './reuse.ts';
 
 /**
  * Feed parsing in a worker thread with its own heap limit and a time limit, so that a feed that needs
@@ -114,6 +115,25 @@ export interface IsolatedParseRun {
   onItems?: (items: Normalized<EventDraft>[]) => void;
   /** Filled with every draft's key, worked out by the thread (src/write/draft-keys.ts). */
   keys?: DraftKeys;
+  /**
+   * The groups to reuse (normalize.ts `groups`), still being worked out: the thread reads the file
+   * meanwhile and waits for them only before its first group. A rejection reuses nothing.
+   */
+  reuse?: Promise<ReadonlyMap<string, ReusedGroupMeta>>;
+}
+
+/** Hands `reuse` to a parser thread once it settles (parse-worker.ts: awaitReuse). */
+function reuseLater(reuse: Promise<ReadonlyMap<string, ReusedGroupMeta>>): { flag: Int32Array; port: MessagePort } {
+  const { port1, port2 } = new MessageChannel();
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const send = (map: ReadonlyMap<string, ReusedGroupMeta>): void => {
+    port1.postMessage(map);
+    port1.close();
+    Atomics.store(flag, 0, 1);
+    Atomics.notify(flag, 0);
+  };
+  reuse.then(send, () => send(new Map()));
+  return { flag, port: port2 };
 }
 
 export function normalizeIcsIsolated(bytes: Uint8Array, opts: IcsNormalizeOptions, limits?: IcsParseLimits, run: IsolatedParseRun = {}): Promise<IcsNormalizeResult> {
@@ -171,6 +191,8 @@ export function normalizeIcsIsolated(bytes: Uint8Array, opts: IcsNormalizeOption
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);
-    worker.postMessage({ bytes, opts, stream: onItems !== undefined, ...(keys ? { keys: { status: keys.status } } : {}) } satisfies ParseRequest);
+    const later = run.reuse && reuseLater(run.reuse);
+    const req: ParseRequest = { bytes, opts, stream: onItems !== undefined, ...(keys ? { keys: { status: keys.status } } : {}), ...(later ? { reuseLater: later } : {}) };
+    worker.postMessage(req, later ? [later.port] : []);
   });
 }

@@ -50,9 +50,10 @@ export interface IcsNormalizeOptions {
   /**
    * Group reuse (reuse.ts): every UID group is hashed and the result says which may be recorded;
    * groups whose hash is in `reuse` (recorded by the last clean run, still valid for this window)
-   * are not normalized, their recorded outcome counted instead.
+   * are not normalized, their recorded outcome counted instead. Given as a function, it is asked for
+   * once the file is read, just before the first group (the parser thread waits for it there).
    */
-  groups?: { reuse?: ReadonlyMap<string, ReusedGroupMeta> };
+  groups?: { reuse?: ReadonlyMap<string, ReusedGroupMeta> | (() => ReadonlyMap<string, ReusedGroupMeta>) };
 }
 
 /**
@@ -264,7 +265,8 @@ export function normalizeIcs(bytes: Uint8Array, opts: IcsNormalizeOptions): IcsN
       sourceKey: opts.sourceKey, sourceName: opts.sourceName, status: opts.status, categoriesAs: opts.categoriesAs, cap: run.cap, defaultTimezone: opts.defaultTimezone,
       xWrTimezone: cal.xWrTimezone, vtimezones: cal.vtimezones, calendarZone, refYear,
     });
-  const pass = opts.groups && spans && new GroupPass(run, fileFp(), spans, opts.groups.reuse, warnedZones);
+  const reuse = opts.groups?.reuse;
+  const pass = opts.groups && spans && new GroupPass(run, fileFp(), spans, typeof reuse === 'function' ? reuse() : reuse, warnedZones);
   for (const g of groups) {
     if (pass) pass.take(g);
     else normalizeGroup(g, run);

@@ -9,16 +9,22 @@
  * (prime, the changed-UIDs guard and retirement need the whole feed), so parts waiting in the port hold
  * no more than the one reply did, and the occurrence limit bounds both. Waiting would only slow parsing.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { EventDraft, Normalized } from '../../model/draft.ts';
 import { IcsError, icsErrorData } from './errors.ts';
 import { normalizeIcs, type IcsNormalizeOptions } from './normalize.ts';
+import type { ReusedGroupMeta } from './reuse.ts';
 import { WireEncoder, type WireResult } from './wire.ts';
 import { draftKey } from '../../write/draft-keys.ts';
 
 export interface ParseRequest {
   bytes: Uint8Array;
   opts: IcsNormalizeOptions;
+  /**
+   * The groups to reuse, sent while the file is read (isolate.ts): once read, the thread waits on
+   * `flag` (set to 1 by the sender) and takes the map from `port`.
+   */
+  reuseLater?: { flag: Int32Array; port: MessagePort };
   stream?: boolean;
   /** Send each draft's key (src/write/draft-keys.ts) for a writer with this status, worked out here on this thread. */
   keys?: { status: string };
@@ -43,11 +49,21 @@ function parse(req: ParseRequest): ParseReply {
       parentPort!.postMessage({ part: wire.encode(items, sent) } satisfies ParseReply);
       sent = items.length;
     };
-    const r = normalizeIcs(req.bytes, req.stream ? { ...req.opts, onItems } : req.opts);
+    const later = req.reuseLater;
+    const opts = later ? { ...req.opts, groups: { reuse: () => awaitReuse(later) } } : req.opts;
+    const r = normalizeIcs(req.bytes, req.stream ? { ...opts, onItems } : opts);
     return { ok: true, result: { items: wire.encode(r.items, sent), summary: r.summary, ...(r.groups ? { groups: r.groups } : {}) } };
   } catch (err) {
     return err instanceof IcsError ? { ok: false, ics: icsErrorData(err), message: err.message } : { ok: false, message: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/** Blocks this thread until the map of groups to reuse has been sent (Atomics: the thread parses synchronously). */
+function awaitReuse(later: { flag: Int32Array; port: MessagePort }): ReadonlyMap<string, ReusedGroupMeta> {
+  Atomics.wait(later.flag, 0, 0);
+  const got = receiveMessageOnPort(later.port)?.message as ReadonlyMap<string, ReusedGroupMeta> | undefined;
+  later.port.close();
+  return got ?? new Map();
 }
 
 parentPort!.on('message', (req: ParseRequest) => parentPort!.postMessage(parse(req)));
