@@ -52,6 +52,11 @@ export function linkedSlug(kind: LinkedKind, name: string, identity: string): st
   return `${readable}-${shortHash(`${kind}\u0000${identity}`, 8)}`;
 }
 
+/** The recorded spelling of a name when it is the same name (termKey), else the name as typed. */
+function spelledAs(recorded: string, typed: string): string {
+  return termKey(recorded) === termKey(typed) ? recorded : typed;
+}
+
 /** A venue's or organizer's key in this run's maps (pending links, primed ledger entries). */
 function runKey(kind: LinkedKind, key: string): string {
   return `${kind}\u0000${key}`;
@@ -127,7 +132,7 @@ export class LinkedResolver {
     const key = this.venueSlug(d);
     return this.once('venues', key, () => this.byName('venues', d.venue, async () => {
       const venue = await this.spelling('venues', key, d.venue);
-      return this.upsert('venues', key, venue, venueBody({ ...d, venue }, { status: this.opts.status }), origin, d.slug);
+      return this.upsert('venues', key, venue, this.bodyOf('venues', d, venue), origin, d.slug);
     }));
   }
 
@@ -135,7 +140,7 @@ export class LinkedResolver {
     const key = this.organizerSlug(d);
     return this.once('organizers', key, () => this.byName('organizers', d.organizer, async () => {
       const organizer = await this.spelling('organizers', key, d.organizer);
-      return this.upsert('organizers', key, organizer, organizerBody({ ...d, organizer }, { status: this.opts.status }), origin, d.slug);
+      return this.upsert('organizers', key, organizer, this.bodyOf('organizers', d, organizer), origin, d.slug);
     }));
   }
 
@@ -154,9 +159,7 @@ export class LinkedResolver {
       if (!known || recorded === undefined) return undefined;
       if (known.adopted) return (this.opts.adoptLinked ?? 'link') === 'link' ? known.id : undefined;
       const typed = isVenue ? (d as VenueDraft).venue : (d as OrganizerDraft).organizer;
-      const name = termKey(recorded) === termKey(typed) ? recorded : typed;
-      const body = isVenue ? venueBody({ ...(d as VenueDraft), venue: name }, { status: this.opts.status }) : organizerBody({ ...(d as OrganizerDraft), organizer: name }, { status: this.opts.status });
-      return known.fp === fingerprint(body) ? known.id : undefined;
+      return known.fp === fingerprint(this.bodyOf(kind, d, spelledAs(recorded, typed))) ? known.id : undefined;
     });
   }
 
@@ -261,7 +264,13 @@ export class LinkedResolver {
     if (this.opts.dryRun) return name; // a dry run records nothing
     // Read ahead by prime() for a re-import's every venue and organizer: one read instead of a claim each.
     const recorded = this.recorded.get(runKey(kind, key)) ?? (await this.ledger.claimName(kind, key, name));
-    return termKey(recorded) === termKey(name) ? recorded : name;
+    return spelledAs(recorded, name);
+  }
+
+  /** The body a venue/organizer is written with, under the spelling its name is written in. */
+  private bodyOf(kind: LinkedKind, d: VenueDraft | OrganizerDraft, name: string): LinkedBody {
+    const status = { status: this.opts.status };
+    return kind === 'venues' ? venueBody({ ...(d as VenueDraft), venue: name }, status) : organizerBody({ ...(d as OrganizerDraft), organizer: name }, status);
   }
 
   private once(kind: LinkedKind, slug: string, fn: () => Promise<Link>): Promise<Link> {

@@ -87,7 +87,7 @@ export type PlannedEvent = PlannedWrite | PlannedUntouched;
 /** What an event links to, as drafts, before resolution to site ids (EventLinkIds). */
 export type EventLinkDrafts = Pick<EventDraft, 'categories' | 'tags' | 'venue' | 'organizers'>;
 
-/** One link of an event, as a recorded group keeps it (src/write/group-records.ts). */
+/** One link of an event, as a recorded group keeps it (src/runs/group-reuse.ts). */
 export type GroupLinkKind = 'venues' | 'organizers' | Taxonomy;
 export type GroupLinkDraft = VenueDraft | OrganizerDraft | TermDraft;
 

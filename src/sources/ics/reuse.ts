@@ -8,7 +8,7 @@ import { normalizeGroup, type FileRun } from './series.ts';
 
 /**
  * Reusing a UID group's outcome from the last clean run instead of normalizing it again (the
- * thread's side; src/write/group-records.ts keeps the records, src/runs/import-ics.ts decides which
+ * thread's side; src/runs/group-reuse.ts keeps the records and decides which
  * may be reused). A group's drafts are a function of its VEVENTs' text (without the DTSTAMP many
  * publishers rewrite on every export), of the file's time context and options, and of the window;
  * the hash covers the first three, the record's window bounds the last.
