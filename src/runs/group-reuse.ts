@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { EventDraft, Normalized, Origin } from '../model/draft.ts';
 import { boundsHold, windowSeconds, type RecordableGroup, type ReusedGroup, type ReusedGroupMeta } from '../sources/ics/reuse.ts';
-import type { Ledger, LedgerEntry } from '../write/ledger.ts';
+import type { LedgerSnapshot } from '../write/ledger-snapshot.ts';
 import { compiled } from '../util/compiled.ts';
 import { keptTerms } from '../write/terms.ts';
 import type { GroupLinkDraft, GroupLinkKind, SiteWriter } from '../write/writer.ts';
@@ -13,8 +13,8 @@ import type { StateStore } from './fetch-state.ts';
  * An ICS re-import that does not normalize the UID groups it wrote last time, unchanged. After a
  * clean run, each group whose drafts were all written or found unchanged is recorded: its hash (its
  * VEVENTs' text, the file's zones and the options: src/sources/ics/reuse.ts), how far the window may
- * move before its drafts change, its events' slugs and origins, and the site ids its venues,
- * organizers and terms had. The next run (the last one clean) hands the parser the hashes of the
+ * move before its drafts change, its events' slugs, site ids and origins, and the site ids its
+ * venues, organizers and terms had. The next run (the last one clean) hands the parser the hashes of the
  * records that still hold (window within bounds, every slug in the ledger, every link resolving,
  * without a write, to the id it had); those groups are not normalized, and their events are reported
  * unchanged as a normalized unchanged event is. Anything else normalizes the group again, as before.
@@ -33,15 +33,18 @@ const GroupRecord = z.object({
   produced: z.number(),
   /** Recurrence work its expansion spent (src/sources/ics/reuse.ts: the file's budget counts it). */
   work: z.number(),
-  /** Per draft: slug, index of its VEVENT in the group, origin UID and occurrence (null: none). */
-  drafts: z.array(z.tuple([z.string(), z.number().int().min(0), z.string().nullable(), z.string().nullable()])),
+  /**
+   * Per draft: slug, index of its VEVENT in the group, site id, occurrence (null: none), and its
+   * origin UID (null: none) only where that is not the group's UID.
+   */
+  drafts: z.array(z.tuple([z.string(), z.number().int().min(0), z.number().int(), z.string().nullable()], z.string().nullable())),
   /** Its links: kind, key in the records' link table, site id. */
   links: z.array(z.tuple([LinkKind, z.string(), z.number()])),
 });
 type GroupRecord = z.infer<typeof GroupRecord>;
 
 const Records = z.object({
-  v: z.literal(1),
+  v: z.literal(2),
   /** Link drafts by key, shared by the groups naming them. */
   links: z.record(z.string(), z.unknown()),
   groups: z.record(z.string(), GroupRecord),
@@ -56,7 +59,7 @@ function linkKeyOf(kind: GroupLinkKind, d: GroupLinkDraft): string {
 export class GroupReuse {
   private readonly state: StateStore;
   private readonly key: string;
-  private records: Records = { v: 1, links: {}, groups: {} };
+  private records: Records = { v: 2, links: {}, groups: {} };
   /** The groups offered to the parser, with their recorded outcome. */
   private readonly offered = new Map<string, GroupRecord>();
 
@@ -68,17 +71,15 @@ export class GroupReuse {
   /**
    * The groups the parser may leave alone for this window: recorded, within their window bounds,
    * every slug still in the ledger and every link resolving (without a write) to the id recorded.
-   * Only the ledger's slugs are read here: its entries (a snapshot of at most `maxEntries`) are read
-   * while the feed is parsed.
+   * `snapshot`: the ledger's event entries, read while the feed is read (none: too many to hold).
    */
-  async offer(window: { from: Date; to: Date }, ledger: Ledger, writer: SiteWriter, maxEntries: number): Promise<Map<string, ReusedGroupMeta>> {
-    const [stored, known] = await Promise.all([this.state.get(this.key).catch(() => undefined), ledger.slugs('events')]);
+  async offer(window: { from: Date; to: Date }, snapshot: Promise<LedgerSnapshot | undefined>, writer: SiteWriter): Promise<Map<string, ReusedGroupMeta>> {
+    const [stored, known] = await Promise.all([this.state.get(this.key).catch(() => undefined), snapshot]);
     const parsed = compiled(Records).safeParse(stored);
-    // Beyond maxEntries the run reads no snapshot of the entries, which standIn takes the site ids from.
-    if (!parsed.success || known.size > maxEntries) return new Map();
+    if (!parsed.success || !known) return new Map();
     this.records = parsed.data;
     const w = windowSeconds(window);
-    const fits = Object.entries(this.records.groups).filter(([, r]) => boundsHold(r, w) && r.drafts.every(([slug]) => known.has(slug)));
+    const fits = Object.entries(this.records.groups).filter(([, r]) => boundsHold(r, w) && r.drafts.every(([slug]) => known.holds(slug)));
     const ids = await this.currentIds(fits.flatMap(([, r]) => r.links.map(([, key]) => key)), writer);
     const out = new Map<string, ReusedGroupMeta>();
     for (const [hash, r] of fits) {
@@ -108,24 +109,20 @@ export class GroupReuse {
    * The events of the groups the parser left alone, as a normalized unchanged event is: admitted
    * (seen, so not retired; a duplicate identity reported as one), reported unchanged with its site id
    * and its VEVENT's line now, and its links resolved as an event's are (reported once per run).
+   * The site ids are the recorded ones: the ledger holds the same, since only a clean run of this
+   * source writes its events' entries (under its run lock) and each one replaces the records.
    */
-  async standIn(reused: readonly ReusedGroup[], sourceName: string, entries: { snapshot?: ReadonlyMap<string, LedgerEntry>; ledger: Ledger }, writer: SiteWriter, report: RunReport): Promise<void> {
-    const records = reused.map((g) => {
+  async standIn(reused: readonly ReusedGroup[], sourceName: string, writer: SiteWriter, report: RunReport): Promise<void> {
+    const links = new Set<string>();
+    for (const g of reused) {
       const r = this.offered.get(g.hash);
       if (!r) throw new Error(`the parser reused group ${g.hash}, which was not offered`);
-      return r;
-    });
-    // The snapshot read during the parse, or (it could not be read) these slugs' entries now.
-    const known = entries.snapshot ?? (await entries.ledger.getMany('events', records.flatMap((r) => r.drafts.map(([slug]) => slug))));
-    const links = new Set<string>();
-    reused.forEach((g, i) => {
-      const r = records[i]!;
       for (const [, key] of r.links) links.add(key);
-      for (const [slug, vi, uid, occurrence] of r.drafts) {
-        const origin: Origin = { source: sourceName, line: g.lines[vi], uid: uid ?? undefined, occurrence: occurrence ?? undefined };
-        if (writer.admit(slug, origin)) report.add({ kind: 'events', slug, origin, outcome: 'unchanged', siteId: known.get(slug)?.id });
+      for (const [slug, vi, siteId, occurrence, uid] of r.drafts) {
+        const origin: Origin = { source: sourceName, line: g.lines[vi], uid: (uid === undefined ? g.uid : uid) ?? undefined, occurrence: occurrence ?? undefined };
+        if (writer.admit(slug, origin)) report.add({ kind: 'events', slug, origin, outcome: 'unchanged', siteId });
       }
-    });
+    }
     await writer.touchLinks([...links].map((key) => [key.slice(0, key.indexOf(':')) as GroupLinkKind, this.records.links[key] as GroupLinkDraft] as const));
   }
 
@@ -139,12 +136,12 @@ export class GroupReuse {
     run: { window: { from: Date; to: Date }; items: readonly Normalized<EventDraft>[]; writer: SiteWriter; report: RunReport; maxEntries: number },
   ): Promise<void> {
     const { window, items, writer } = run;
-    const written = writtenSlugs(run.report);
     // Nothing new and nothing gone: the records stand as they are (an unchanged re-import writes nothing).
     if (recordable.length === 0 && reused.length === Object.keys(this.records.groups).length) return;
     // A feed too big for the ledger snapshot is never offered its records (offer): none are kept.
     if (items.length > run.maxEntries) return;
-    const next: Records = { v: 1, links: {}, groups: {} };
+    const written = writtenSlugs(run.report);
+    const next: Records = { v: 2, links: {}, groups: {} };
     // Drafts share their venue, organizer and term objects: each object's key is hashed once.
     const keys = new WeakMap<object, string>();
     const keep = (kind: GroupLinkKind, d: GroupLinkDraft): string => {
@@ -167,28 +164,28 @@ export class GroupReuse {
   }
 }
 
-/** A normalized group's record, or undefined when a link has no id yet or a term was left out. */
 /**
- * The events this run wrote or found unchanged, each reported only so: a group with an event the
- * writer skipped (trashed on the site, edited there under --on-edit preserve) or failed is not
- * recorded, since normalizing it next time may write what this run did not.
+ * The events this run wrote or found unchanged, with their site ids, each reported only so: a group
+ * with an event the writer skipped (trashed on the site, edited there under --on-edit preserve) or
+ * failed is not recorded, since normalizing it next time may write what this run did not.
  */
-function writtenSlugs(report: RunReport): Set<string> {
-  const ok = new Set<string>();
+function writtenSlugs(report: RunReport): Map<string, number> {
+  const ok = new Map<string, number>();
   const not = new Set<string>();
   for (const it of report.items) {
     if (it.kind !== 'events' || it.slug === undefined) continue;
-    if (it.outcome === 'created' || it.outcome === 'updated' || it.outcome === 'unchanged') ok.add(it.slug);
+    if ((it.outcome === 'created' || it.outcome === 'updated' || it.outcome === 'unchanged') && it.siteId !== undefined) ok.set(it.slug, it.siteId);
     else not.add(it.slug);
   }
   for (const slug of not) ok.delete(slug);
   return ok;
 }
 
+/** A normalized group's record, or undefined when a link has no id yet or a term was left out. */
 function groupRecord(
   g: RecordableGroup,
   w: { from: number; to: number },
-  run: { items: readonly Normalized<EventDraft>[]; written: ReadonlySet<string> },
+  run: { items: readonly Normalized<EventDraft>[]; written: ReadonlyMap<string, number> },
   writer: SiteWriter,
   keep: (kind: GroupLinkKind, d: GroupLinkDraft) => string,
 ): GroupRecord | undefined {
@@ -203,8 +200,11 @@ function groupRecord(
   };
   for (let i = g.start; i < g.end; i++) {
     const it = run.items[i]!;
-    if (!it.ok || !run.written.has(writer.slugOf(it.draft))) return undefined;
+    if (!it.ok) return undefined;
     const d = it.draft;
+    const slug = writer.slugOf(d);
+    const siteId = run.written.get(slug);
+    if (siteId === undefined) return undefined;
     if (keptTerms(d.categories) !== d.categories || keptTerms(d.tags) !== d.tags) return undefined;
     const linked = [
       ...d.categories.map((t) => link('categories', t)), ...d.tags.map((t) => link('tags', t)),
@@ -213,7 +213,8 @@ function groupRecord(
     if (linked.includes(false)) return undefined;
     const vi = g.lines.indexOf(d.origin.line ?? -1);
     if (vi < 0) return undefined;
-    drafts.push([writer.slugOf(d), vi, d.origin.uid ?? null, d.origin.occurrence ?? null]);
+    const uid = d.origin.uid ?? null;
+    drafts.push(uid === g.uid ? [slug, vi, siteId, d.origin.occurrence ?? null] : [slug, vi, siteId, d.origin.occurrence ?? null, uid]);
   }
   return { ...w, fromHi: g.fromHi, toHi: g.toHi, outcomes: g.outcomes, series: g.series, produced: g.produced, work: g.work, drafts, links: [...links.values()] };
 }

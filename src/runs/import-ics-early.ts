@@ -1,6 +1,6 @@
 import type { EventDraft, Normalized } from '../model/draft.ts';
 import type { ImageGuard } from '../sources/fetch/image-guard.ts';
-import type { LedgerEntry } from '../write/ledger.ts';
+import type { LedgerListing } from '../write/ledger-snapshot.ts';
 import type { SiteWriter } from '../write/writer.ts';
 
 /**
@@ -25,13 +25,13 @@ export class EarlyPlan {
   #chain: Promise<void> = Promise.resolve();
 
   readonly #writer: SiteWriter;
-  readonly #snapshot: Promise<ReadonlyMap<string, LedgerEntry> | undefined>;
+  readonly #snapshot: Promise<LedgerListing | undefined>;
   readonly #guard: ImageGuard;
   /** Items per part: the write batch import-ics.ts cuts from drafts the ledger knows. */
   readonly #part: number;
   readonly #signal?: AbortSignal;
 
-  constructor(writer: SiteWriter, snapshot: Promise<ReadonlyMap<string, LedgerEntry> | undefined>, guard: ImageGuard, part: number, signal?: AbortSignal) {
+  constructor(writer: SiteWriter, snapshot: Promise<LedgerListing | undefined>, guard: ImageGuard, part: number, signal?: AbortSignal) {
     this.#writer = writer;
     this.#snapshot = snapshot;
     this.#guard = guard;
@@ -78,7 +78,7 @@ export class EarlyPlan {
   }
 
   /** The ledger snapshot, when it knows every live draft of the part and the part's images may go to the site. */
-  async #knownBy(part: Normalized<EventDraft>[]): Promise<ReadonlyMap<string, LedgerEntry> | undefined> {
+  async #knownBy(part: Normalized<EventDraft>[]): Promise<LedgerListing | undefined> {
     const snapshot = await this.#snapshot;
     if (!snapshot) return undefined;
     const urls = new Set<string>();

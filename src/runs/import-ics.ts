@@ -13,7 +13,8 @@ import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter, type OnEdit } from '../write/writer.ts';
 import { DraftKeys } from '../write/draft-keys.ts';
 import type { AdoptLinked } from '../write/linked.ts';
-import { ledgerSnapshot, type Ledger, type LedgerEntry } from '../write/ledger.ts';
+import type { Ledger } from '../write/ledger.ts';
+import { ledgerSnapshot, type LedgerSnapshot } from '../write/ledger-snapshot.ts';
 import { gatedLedger, WriteGate } from '../write/gate.ts';
 import { EarlyPlan } from './import-ics-early.ts';
 import { RunReport, type ReportJson } from '../report/report.ts';
@@ -127,7 +128,7 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   try {
     await ctx.onProgress?.({ phase: 'parse', done: 0 });
     // The groups to reuse are worked out while the parser thread reads the file (it waits for them before its first group).
-    const offered = reuse && offerGroups(reuse, p, last, ledger, writer);
+    const offered = reuse && offerGroups(reuse, p, last, snapshot, writer);
     const parseRun = { signal: ctx.signal, onItems: (part: Normalized<EventDraft>[]) => early.add(part), keys, ...(offered ? { reuse: offered } : {}) };
     const { items, summary, groups: outcomes } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, parseRun, reuse && {});
     await offered;
@@ -226,7 +227,7 @@ interface ParsedFeed {
   uids: string[];
   ledger: Ledger;
   /** Every ledger entry of the source's events, read during parsing (undefined: too many, or unreadable). */
-  snapshot?: Map<string, LedgerEntry>;
+  snapshot?: LedgerSnapshot;
   /** The UID groups the parser reused, and those it normalized that may be recorded. */
   groups?: GroupOutcomes;
 }
@@ -235,8 +236,8 @@ interface ParsedFeed {
  * The recorded groups the parser may leave alone, after the last run ended clean (a run that failed
  * anything may have left a group's events half written).
  */
-async function offerGroups(reuse: GroupReuse, p: IcsImportParams, last: LastRun, ledger: Ledger, writer: SiteWriter): Promise<Map<string, ReusedGroupMeta>> {
-  return last.prev.clean === true ? reuse.offer(p.window, ledger, writer, LEDGER_SNAPSHOT_MAX) : new Map();
+async function offerGroups(reuse: GroupReuse, p: IcsImportParams, last: LastRun, snapshot: Promise<LedgerSnapshot | undefined>, writer: SiteWriter): Promise<Map<string, ReusedGroupMeta>> {
+  return last.prev.clean === true ? reuse.offer(p.window, snapshot, writer) : new Map();
 }
 
 /**
@@ -257,7 +258,7 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
     run.gate.open();
     report.release();
     const planned = await run.early.finish();
-    if (run.reuse && feed.groups?.reused.length) await run.reuse.standIn(feed.groups.reused, p.location, { snapshot: feed.snapshot, ledger }, writer, report);
+    if (run.reuse && feed.groups?.reused.length) await run.reuse.standIn(feed.groups.reused, p.location, writer, report);
     throwIfSiteDown(client);
     if (planned > 0) await ctx.onProgress?.({ phase: 'write', done: planned, total: items.length });
     await writer.prime(planned > 0 ? items.slice(planned) : items, feed.snapshot);

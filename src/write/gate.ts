@@ -49,9 +49,8 @@ export function gatedLedger(ledger: Ledger, gate: WriteGate): Ledger {
       return ledger.remove(kind, slug);
     },
     entries: (kind) => ledger.entries(kind),
-    ...(ledger.entryPages ? { entryPages: (kind: LedgerKind) => ledger.entryPages!(kind) } : {}),
+    ...(ledger.storedPages ? { storedPages: (kind: LedgerKind) => ledger.storedPages!(kind) } : {}),
     size: (kind) => ledger.size(kind),
-    slugs: (kind) => ledger.slugs(kind),
     claimName: async (kind, key, name) => {
       await gate.wait();
       return ledger.claimName(kind, key, name);

@@ -52,11 +52,12 @@ export interface Ledger {
   remove(kind: LedgerKind, slug: string): Promise<void>;
   /** Every entry of a kind, streamed (HSCAN) so a 100k-event ledger is not one reply. */
   entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]>;
-  /** The same entries a page (one HSCAN reply) at a time, where the ledger reads them that way. */
-  entryPages?(kind: LedgerKind): AsyncIterable<Array<[string, LedgerEntry]>>;
+  /**
+   * The same, as stored: a page (one HSCAN reply) at a time, slug and stored value alternating,
+   * where the ledger reads them that way. Read by schema only when used (ledger-snapshot.ts).
+   */
+  storedPages?(kind: LedgerKind): AsyncIterable<string[]>;
   size(kind: LedgerKind): Promise<number>;
-  /** The slugs a kind holds, without their entries (a few ms for 17k events, where reading the entries takes a hundred). */
-  slugs(kind: LedgerKind): Promise<Set<string>>;
   /**
    * The spelling a venue/organizer name is written with: the first one recorded for its key wins
    * (set-if-absent), so chunks and workers that meet "Carnival UK" and "carnival UK" all write the
@@ -65,21 +66,6 @@ export interface Ledger {
   claimName(kind: 'venues' | 'organizers', key: string, name: string): Promise<string>;
   /** The spellings claimName recorded for these keys (those with one): a recorded spelling never changes. */
   recordedNames(kind: 'venues' | 'organizers', keys: string[]): Promise<Map<string, string>>;
-}
-
-/**
- * Every entry of a kind as one map, when the ledger holds at most `max` of them (else undefined:
- * too large to hold, read by slug instead). An import reads it while its feed is being parsed on
- * another thread, so a re-import spends no time after parsing on ledger reads.
- */
-export async function ledgerSnapshot(ledger: Ledger, kind: LedgerKind, max: number): Promise<Map<string, LedgerEntry> | undefined> {
-  if ((await ledger.size(kind)) > max) return undefined;
-  const out = new Map<string, LedgerEntry>();
-  // By pages where the ledger has them: an async generator's step per entry (17k on the bench's
-  // re-import) cost more than reading the entries themselves.
-  if (ledger.entryPages) for await (const page of ledger.entryPages(kind)) for (const [slug, e] of page) out.set(slug, e);
-  else for await (const [slug, e] of ledger.entries(kind)) out.set(slug, e);
-  return out;
 }
 
 export interface LedgerScope {
@@ -105,9 +91,9 @@ interface LedgerWindow {
 
 /**
  * A stored entry, read back by schema: through its compiled copy (src/util/compiled.ts), since a
- * re-import reads every entry of its source (ledgerSnapshot, 17k on the bench feed).
+ * re-import may read every entry of its source (ledger-snapshot.ts, 17k on the bench feed).
  */
-function parseEntry(raw: string | null | undefined): LedgerEntry | undefined {
+export function parseEntry(raw: string | null | undefined): LedgerEntry | undefined {
   if (!raw) return undefined;
   const r = compiled(LedgerEntry).safeParse(JSON.parse(raw));
   return r.success ? r.data : undefined;
@@ -202,26 +188,23 @@ export class RedisLedger implements Ledger {
     await this.redis.hdel(this.key(kind), slug);
   }
   async *entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]> {
-    for await (const page of this.entryPages(kind)) yield* page;
+    for await (const flat of this.storedPages(kind)) {
+      for (let i = 0; i < flat.length; i += 2) {
+        const e = parseEntry(flat[i + 1]);
+        if (e) yield [flat[i]!, e];
+      }
+    }
   }
-  async *entryPages(kind: LedgerKind): AsyncIterable<Array<[string, LedgerEntry]>> {
+  async *storedPages(kind: LedgerKind): AsyncIterable<string[]> {
     let cursor = '0';
     do {
       const [next, flat] = await this.redis.hscan(this.key(kind), cursor, 'COUNT', 1000);
       cursor = next;
-      const page: Array<[string, LedgerEntry]> = [];
-      for (let i = 0; i < flat.length; i += 2) {
-        const e = parseEntry(flat[i + 1]);
-        if (e) page.push([flat[i] as string, e]);
-      }
-      yield page;
+      yield flat;
     } while (cursor !== '0');
   }
   async size(kind: LedgerKind): Promise<number> {
     return this.redis.hlen(this.key(kind));
-  }
-  async slugs(kind: LedgerKind): Promise<Set<string>> {
-    return new Set(await this.redis.hkeys(this.key(kind)));
   }
   async recordedNames(kind: 'venues' | 'organizers', keys: string[]): Promise<Map<string, string>> {
     return this.readFields(this.namesKey(kind), keys, (v) => (typeof v === 'string' ? v : undefined));
@@ -251,9 +234,6 @@ export class MemoryLedger implements Ledger {
   }
   async set(kind: LedgerKind, slug: string, entry: LedgerEntry) {
     this.maps[kind].set(slug, entry);
-  }
-  async slugs(kind: LedgerKind) {
-    return new Set(this.maps[kind].keys());
   }
   async remove(kind: LedgerKind, slug: string) {
     this.maps[kind].delete(slug);

@@ -3,6 +3,7 @@ import { isGone } from '../api/index.ts';
 import type { Language } from '../model/languages.ts';
 import { mapConcurrent } from '../util/pool.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
+import type { LedgerListing } from './ledger-snapshot.ts';
 import { recordToBody } from './record-body.ts';
 import type { RunReport } from '../report/report.ts';
 import { CalsyncError } from '../errors/calsync-error.ts';
@@ -17,7 +18,7 @@ export interface RetireOptions {
    * The source's event entries as the ledger holds them now, when the caller has them (SiteWriter:
    * the snapshot its run primed from, with the run's own writes over it); else read from `ledger`.
    */
-  entries?: Iterable<readonly [string, LedgerEntry]>;
+  entries?: LedgerListing;
   report: RunReport;
   lang?: Language;
   policy: RetirePolicy;
@@ -123,17 +124,24 @@ export async function retireVanished(o: RetireOptions): Promise<void> {
 async function candidates(o: RetireOptions): Promise<{ vanished: Target[]; cancelled: Target[]; total: () => number }> {
   const vanished: Target[] = [];
   const cancelled: Target[] = [];
-  const listed: LedgerEntry[] = [];
+  // The entries the source still lists are read only if `total` is asked for: an unchanged re-import reads none.
+  const listed: Array<() => LedgerEntry | undefined> = [];
   const covers = (e: LedgerEntry) => !o.window || windowCovers(o.window, e);
-  const sort = (slug: string, e: LedgerEntry): void => {
+  const sort = (slug: string, entry: () => LedgerEntry | undefined): void => {
+    if (o.seen.has(slug) && !o.cancelled.has(slug)) return void listed.push(entry);
+    const e = entry();
+    if (!e) return;
     if (o.cancelled.has(slug)) cancelled.push([slug, e.id]);
-    else if (o.seen.has(slug)) listed.push(e);
     else if (covers(e)) vanished.push([slug, e.id]);
   };
-  if (o.entries) for (const [slug, e] of o.entries) sort(slug, e);
-  else for await (const [slug, e] of o.ledger.entries('events')) sort(slug, e);
+  const view = o.entries;
+  if (view) for (const slug of view.slugs()) sort(slug, () => view.get(slug));
+  else for await (const [slug, e] of o.ledger.entries('events')) sort(slug, () => e);
   let covered: number | undefined;
-  const total = () => (covered ??= vanished.length + listed.filter(covers).length);
+  const total = () => (covered ??= vanished.length + listed.filter((entry) => {
+    const e = entry();
+    return e !== undefined && covers(e);
+  }).length);
   return { vanished, cancelled, total };
 }
 

@@ -8,6 +8,7 @@ import { mapConcurrent, Slots } from '../util/pool.ts';
 import { eventBody, eventFingerprint, linkKey, linkKeyOf, type EventBody, type EventLinkIds, type InlineEventBody } from './body.ts';
 import { draftSlug, type DraftKey, type DraftKeys } from './draft-keys.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
+import type { LedgerListing } from './ledger-snapshot.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
 import { originRef, type ItemKind, type RunReport } from '../report/report.ts';
 import { droppedTermsNote, keptTerms, TermResolver, type Taxonomy } from './terms.ts';
@@ -129,7 +130,7 @@ export class SiteWriter {
    * run has stored since: together what the ledger holds, so retire() need not read it all again.
    * Only for a writer that is the one writer of its source meanwhile (an ICS import under its run lock).
    */
-  private before?: ReadonlyMap<string, LedgerEntry>;
+  private before?: LedgerListing;
   private readonly stored = new Map<string, LedgerEntry>();
   /** Event writes in flight, shared by overlapping batches (see Slots). */
   private readonly writeSlots: Slots;
@@ -152,7 +153,7 @@ export class SiteWriter {
    * one go: a run written in batches (ICS) then lists once instead of once per batch.
    * `snapshot`: every ledger entry of this source's events, read before this run wrote any.
    */
-  async prime(items: Normalized<EventDraft>[], snapshot?: ReadonlyMap<string, LedgerEntry>): Promise<void> {
+  async prime(items: Normalized<EventDraft>[], snapshot?: LedgerListing): Promise<void> {
     const drafts = items.flatMap((it) => (it.ok && !it.draft.cancelled ? [it.draft] : []));
     const slugs = drafts.map((d) => this.slugOf(d));
     // A snapshot of the whole ledger (ledgerSnapshot), read by the caller earlier, stands for the read.
@@ -175,7 +176,7 @@ export class SiteWriter {
    * Before prime(), for drafts planned while the rest of their feed is still being read (an ICS
    * import, src/runs/import-ics-early.ts): their entries from the snapshot prime() is then given.
    */
-  primeKnown(items: Normalized<EventDraft>[], snapshot: ReadonlyMap<string, LedgerEntry>): void {
+  primeKnown(items: Normalized<EventDraft>[], snapshot: LedgerListing): void {
     this.before = snapshot;
     for (const it of items) {
       if (!it.ok || it.draft.cancelled) continue;
@@ -569,13 +570,17 @@ export class SiteWriter {
   }
 
   /** The ledger's event entries now, from prime()'s snapshot and this run's writes; undefined without a snapshot. */
-  private ledgerNow(): Iterable<readonly [string, LedgerEntry]> | undefined {
+  private ledgerNow(): LedgerListing | undefined {
     const { before, stored } = this;
     if (!before) return undefined;
-    return (function* () {
-      for (const entry of before) if (!stored.has(entry[0])) yield entry;
-      yield* stored;
-    })();
+    return {
+      get: (slug) => stored.get(slug) ?? before.get(slug),
+      has: (slug) => stored.has(slug) || before.has(slug),
+      *slugs() {
+        for (const slug of before.slugs()) if (!stored.has(slug)) yield slug;
+        yield* stored.keys();
+      },
+    };
   }
 
   /**

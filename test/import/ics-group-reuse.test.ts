@@ -117,6 +117,14 @@ describe('group reuse end to end: a re-import reusing groups leaves site, ledger
     expect(await differential(feed, feed, move(40 * DAY))).toBeGreaterThan(10);
   });
 
+  it('events without a UID (their group is keyed by their content, their origin has no UID) keep no UID when reused', async () => {
+    const ev = (uid: string, day: number, title: string) => `BEGIN:VEVENT\r\n${uid ? `UID:${uid}\r\n` : ''}DTSTAMP:20260101T000000Z\r\nDTSTART:202609${String(day).padStart(2, '0')}T100000Z\r\nDTEND:202609${String(day).padStart(2, '0')}T110000Z\r\nSUMMARY:${title}\r\nEND:VEVENT\r\n`;
+    const text = `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\n${ev('shared@reuse', 1, 'First')}${ev('shared@reuse', 2, 'Second')}${ev('', 3, 'No UID')}${ev('', 4, 'No UID either')}${ev('plain@reuse', 5, 'Plain')}END:VCALENDAR\r\n`;
+    const later = text.replace(/DTSTAMP:\d{8}T\d{6}Z/g, 'DTSTAMP:20261127T120000Z');
+    // The shared UID's group warns (its second event gets #2), so it is never recorded: the other three are reused.
+    expect(await differential(text, later)).toBe(3);
+  });
+
   it('a corpus feed with overrides, exceptions and RANGE=THISANDFUTURE, window moved by a day', async () => {
     const text = new TextDecoder().decode(corpusBytes('google-madrid-monthly-first-thursday-two-overrides.ics'));
     const wide = { from: new Date('2000-01-01T00:00:00Z'), to: new Date('2030-01-01T00:00:00Z') };

@@ -7,7 +7,8 @@ import { EarlyPlan } from '../../src/runs/import-ics-early.ts';
 import { runIcsImport, type IcsImportParams } from '../../src/runs/import-ics.ts';
 import { ImageGuard } from '../../src/sources/fetch/image-guard.ts';
 import { gatedLedger, WriteGate } from '../../src/write/gate.ts';
-import { ledgerSnapshot, MemoryLedger, type Ledger } from '../../src/write/ledger.ts';
+import { MemoryLedger, type Ledger } from '../../src/write/ledger.ts';
+import { ledgerSnapshot } from '../../src/write/ledger-snapshot.ts';
 import { SiteWriter } from '../../src/write/writer.ts';
 import { testPrefix, testRedis } from '../support/redis.ts';
 import { feedServer, testSite } from '../support/site.ts';
@@ -26,7 +27,7 @@ type Env = Awaited<ReturnType<typeof testSite>>;
 /** Every ledger entry of every kind, as a comparable value. */
 async function ledgerState(ledger: Ledger): Promise<unknown> {
   const out: Record<string, unknown> = {};
-  for (const kind of ['events', 'venues', 'organizers'] as const) out[kind] = [...((await ledgerSnapshot(ledger, kind, 10_000)) ?? new Map())].sort();
+  for (const kind of ['events', 'venues', 'organizers'] as const) out[kind] = [...((await ledgerSnapshot(ledger, kind, 10_000))?.entries() ?? [])].sort();
   out.names = await ledger.recordedNames('venues', ['north-hall', 'south-hall', 'west-hall']);
   return out;
 }

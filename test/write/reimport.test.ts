@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventDraft, Normalized } from '../../src/model/draft.ts';
 import { SiteWriter } from '../../src/write/writer.ts';
-import { ledgerSnapshot, MemoryLedger, type Ledger } from '../../src/write/ledger.ts';
+import { MemoryLedger, type Ledger } from '../../src/write/ledger.ts';
+import { ledgerSnapshot } from '../../src/write/ledger-snapshot.ts';
 import { RunReport } from '../../src/report/report.ts';
 import { testSite } from '../support/site.ts';
 import { eventItem as draft, hall, org } from '../support/drafts.ts';

@@ -69,12 +69,15 @@ export interface RecordableGroup extends ReusedGroupMeta, WindowBounds {
   end: number;
   /** Line of each of its VEVENTs (groupEvents order). */
   lines: number[];
+  /** The UID the file gives it (the origin UID of its drafts, but for a second event sharing it). */
+  uid: string;
 }
 
 /** A group the thread did not normalize: the recorded outcome of `hash` stands for it. */
 export interface ReusedGroup {
   hash: string;
   lines: number[];
+  uid: string;
 }
 
 export interface GroupOutcomes {
@@ -171,7 +174,7 @@ export class GroupPass {
     const meta = this.reuse?.get(hash);
     const { acct, budget } = this.run;
     // With less of the file's work budget left than it spent, normalizing it would run out: it normalizes.
-    if (meta && meta.outcomes.length === events.length && meta.work <= budget.remaining) return this.stand(hash, events, meta);
+    if (meta && meta.outcomes.length === events.length && meta.work <= budget.remaining) return this.stand(hash, g, meta);
     const start = acct.items.length;
     const before = { warnings: acct.warnings.count, series: acct.series, produced: acct.producedSoFar, work: budget.remaining };
     const bounds: WindowBounds = { fromHi: NEVER, toHi: NEVER };
@@ -184,20 +187,21 @@ export class GroupPass {
     const end = acct.items.length;
     if (acct.warnings.count !== before.warnings || !recordableItems(acct.items, start, end) || events.some((e) => e.tzids.some((z) => this.warnedZones.has(z)))) return;
     this.outcomes.recordable.push({
-      hash, start, end, lines: events.map((e) => e.line), outcomes: events.map((e) => OUTCOME_LETTERS[acct.outcomeOf(e)]).join(''),
+      hash, start, end, lines: events.map((e) => e.line), uid: g.uid, outcomes: events.map((e) => OUTCOME_LETTERS[acct.outcomeOf(e)]).join(''),
       series: acct.series - before.series, produced: acct.producedSoFar - before.produced, work: before.work - budget.remaining,
       drafts: end - start, ...bounds,
     });
   }
 
   /** A reused group: its VEVENTs' outcomes, series, occurrences and work counted as recorded, no draft made. */
-  private stand(hash: string, events: RawEvent[], meta: ReusedGroupMeta): void {
+  private stand(hash: string, g: UidGroup, meta: ReusedGroupMeta): void {
+    const events = groupEvents(g);
     const { acct } = this.run;
     acct.produce(meta.produced);
     this.run.budget.remaining -= meta.work;
     acct.series += meta.series;
     acct.reusedDrafts += meta.drafts;
     events.forEach((e, i) => acct.mark(e, LETTER_OUTCOMES[meta.outcomes[i]!] ?? 'drafted'));
-    this.outcomes.reused.push({ hash, lines: events.map((e) => e.line) });
+    this.outcomes.reused.push({ hash, lines: events.map((e) => e.line), uid: g.uid });
   }
 }
