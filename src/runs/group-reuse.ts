@@ -79,8 +79,14 @@ export class GroupReuse {
     if (!parsed.success || !known) return new Map();
     this.records = parsed.data;
     const w = windowSeconds(window);
-    const fits = Object.entries(this.records.groups).filter(([, r]) => boundsHold(r, w) && r.drafts.every(([slug]) => known.holds(slug)));
-    const ids = await this.currentIds(fits.flatMap(([, r]) => r.links.map(([, key]) => key)), writer);
+    const fits: Array<[string, GroupRecord]> = [];
+    const linkKeys = new Set<string>();
+    for (const [hash, r] of Object.entries(this.records.groups)) {
+      if (!boundsHold(r, w) || !r.drafts.every(([slug]) => known.holds(slug))) continue;
+      fits.push([hash, r]);
+      for (const [, key] of r.links) linkKeys.add(key);
+    }
+    const ids = await this.currentIds(linkKeys, writer);
     const out = new Map<string, ReusedGroupMeta>();
     for (const [hash, r] of fits) {
       if (!r.links.every(([, key, id]) => ids.get(key) === id)) continue;
@@ -91,11 +97,14 @@ export class GroupReuse {
   }
 
   /** Each distinct link once, all of a kind together: its id now (undefined: missing, changed, or not in the table). */
-  private async currentIds(keys: string[], writer: SiteWriter): Promise<Map<string, number | undefined>> {
+  private async currentIds(keys: ReadonlySet<string>, writer: SiteWriter): Promise<Map<string, number | undefined>> {
     const byKind = new Map<GroupLinkKind, string[]>();
-    for (const key of new Set(keys)) {
+    for (const key of keys) {
       const kind = LinkKind.safeParse(key.slice(0, key.indexOf(':')));
-      if (kind.success && this.records.links[key] !== undefined) byKind.set(kind.data, [...(byKind.get(kind.data) ?? []), key]);
+      if (!kind.success || this.records.links[key] === undefined) continue;
+      const list = byKind.get(kind.data);
+      if (list) list.push(key);
+      else byKind.set(kind.data, [key]);
     }
     const ids = new Map<string, number | undefined>();
     await Promise.all([...byKind].map(async ([kind, list]) => {
