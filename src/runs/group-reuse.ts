@@ -38,8 +38,8 @@ const GroupRecord = z.object({
    * origin UID (null: none) only where that is not the group's UID.
    */
   drafts: z.array(z.tuple([z.string(), z.number().int().min(0), z.number().int(), z.string().nullable()], z.string().nullable())),
-  /** Its links: kind, key in the records' link table, site id. */
-  links: z.array(z.tuple([LinkKind, z.string(), z.number()])),
+  /** Its links: key in the records' link table (its kind first: linkKeyOf), site id. */
+  links: z.array(z.tuple([z.string(), z.number()])),
 });
 type GroupRecord = z.infer<typeof GroupRecord>;
 
@@ -84,12 +84,12 @@ export class GroupReuse {
     for (const [hash, r] of Object.entries(this.records.groups)) {
       if (!boundsHold(r, w) || !r.drafts.every(([slug]) => known.holds(slug))) continue;
       fits.push([hash, r]);
-      for (const [, key] of r.links) linkKeys.add(key);
+      for (const [key] of r.links) linkKeys.add(key);
     }
     const ids = await this.currentIds(linkKeys, writer);
     const out = new Map<string, ReusedGroupMeta>();
     for (const [hash, r] of fits) {
-      if (!r.links.every(([, key, id]) => ids.get(key) === id)) continue;
+      if (!r.links.every(([key, id]) => ids.get(key) === id)) continue;
       this.offered.set(hash, r);
       out.set(hash, { outcomes: r.outcomes, series: r.series, produced: r.produced, work: r.work, drafts: r.drafts.length });
     }
@@ -126,7 +126,7 @@ export class GroupReuse {
     for (const g of reused) {
       const r = this.offered.get(g.hash);
       if (!r) throw new Error(`the parser reused group ${g.hash}, which was not offered`);
-      for (const [, key] of r.links) links.add(key);
+      for (const [key] of r.links) links.add(key);
       for (const [slug, vi, siteId, occurrence, uid] of r.drafts) {
         const origin: Origin = { source: sourceName, line: g.lines[vi], uid: (uid === undefined ? g.uid : uid) ?? undefined, occurrence: occurrence ?? undefined };
         if (writer.admit(slug, origin)) report.add({ kind: 'events', slug, origin, outcome: 'unchanged', siteId });
@@ -162,7 +162,7 @@ export class GroupReuse {
     for (const g of reused) {
       const r = this.offered.get(g.hash)!;
       next.groups[g.hash] = r;
-      for (const [, key] of r.links) next.links[key] ??= this.records.links[key];
+      for (const [key] of r.links) next.links[key] ??= this.records.links[key];
     }
     const w = windowSeconds(window);
     for (const g of recordable) {
@@ -199,12 +199,12 @@ function groupRecord(
   keep: (kind: GroupLinkKind, d: GroupLinkDraft) => string,
 ): GroupRecord | undefined {
   const drafts: GroupRecord['drafts'] = [];
-  const links = new Map<string, [GroupLinkKind, string, number]>();
+  const links = new Map<string, [string, number]>();
   const link = (kind: GroupLinkKind, d: GroupLinkDraft): boolean => {
     const id = writer.linkIdNow(kind, d);
     if (id === undefined) return false;
     const key = keep(kind, d);
-    links.set(key, [kind, key, id]);
+    links.set(key, [key, id]);
     return true;
   };
   for (let i = g.start; i < g.end; i++) {
