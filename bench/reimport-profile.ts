@@ -3,7 +3,9 @@
 // each with its wall and this process's CPU (main + parser thread). The same figures as
 // `bench/import-ics.ts`'s "unchanged re-import" rows, repeated so a spread can be quoted.
 // `node bench/reimport-profile.ts [reps] [vevents]`; `--json` prints the rounds as JSON;
-// `--profile=FILE` writes a CPU profile of this thread during the re-imports only (not the parses).
+// `--profile=FILE` writes a CPU profile of this thread during the re-imports only (not the parses);
+// `--no-reuse` deletes the UID-group records before each re-import (every group is normalized again,
+// as on the first run after an upgrade or after a failed run).
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { Redis } from 'ioredis';
@@ -34,6 +36,7 @@ const redisServer = await benchRedis();
 const redis = new Redis(redisServer.url);
 const ics = generateIcsFeed({ events: vevents, seed: 7, recurringShare: 0.1, start: new Date(Date.UTC(2025, 0, 6)) });
 const feed = await staticServer(ics);
+const noReuse = process.argv.includes('--no-reuse');
 const profileTo = process.argv.find((a) => a.startsWith('--profile='))?.slice('--profile='.length);
 const session = profileTo ? new Session() : undefined;
 session?.connect();
@@ -52,6 +55,7 @@ try {
   const created = first.counts.events.created;
   for (let r = 0; r < reps; r++) {
     const parse = await measured(async () => normalizeIcs(bytes, { sourceKey: 'bench', sourceName: 'bench', window }));
+    if (noReuse) for (const key of await redis.keys('*:state:groups:*')) await redis.del(key);
     if (session) await session.post('Profiler.start');
     const again = await measured(() => runIcsImport(params, { redis }));
     if (session) profiles.push((await session.post('Profiler.stop')).profile);
