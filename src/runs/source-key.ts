@@ -18,8 +18,9 @@ import { RunFailedError, type RunContext } from './context.ts';
  * - otherwise (state under the old key written by an earlier version, which recorded no location)
  *   the new key for now, and the run checks, after reading its feed and before any write, whether
  *   most of a sample of its items are in the old key's ledger: then that state is this location's,
- *   the old key is recorded as its own and the run starts over under it (SourceKeyMovedError);
- *   else the new key is recorded as its own.
+ *   the old key is recorded as its own and the run starts over under it (SourceKeyMovedError), as
+ *   it does when the run has no item to compare (what earlier versions did); else the new key is
+ *   recorded as its own.
  *
  * Without Redis the only state is the site, whose slugs carry the key earlier versions gave: the
  * old key is kept (a memory ledger retires nothing, so a shared key there costs no event).
@@ -71,7 +72,8 @@ export async function settleSourceKey<P extends KeyedRun>(r: P, ctx: RunContext)
   const legacy = legacySourceKeyFrom(r.location);
   if (key === legacy) return { ...r, sourceKey: key };
   const keep = (sourceKey: string, why: string, legacyKey?: string): P => {
-    ctx.log?.info({ source: sourceKey, legacySource: legacy }, `source key "${sourceKey}" kept: ${why}`);
+    // Undecided (legacyKey): checkLegacyKey says which key was kept, in the run's one line about it.
+    (legacyKey ? ctx.log?.debug.bind(ctx.log) : ctx.log?.info.bind(ctx.log))?.({ source: sourceKey, legacySource: legacy }, `source key "${sourceKey}" kept: ${why}`);
     return { ...r, sourceKey, ...(legacyKey ? { legacyKey } : {}) };
   };
   const redis = ctx.redis;
@@ -97,9 +99,10 @@ const SAMPLE = 64;
 
 /**
  * Before a settled run's first write (`legacyKey` set): the slugs its items would have under the old
- * key, looked up in that key's ledger of `kind`. Most found: that state is this location's, recorded
- * so, and the run starts over under the old key (SourceKeyMovedError). Else the new key is recorded
- * as this location's, so later runs and the other jobs of this one settle at once.
+ * key, looked up in that key's ledger of `kind`. Most found (or no item to compare): that state is
+ * this location's, recorded so, and the run starts over under the old key (SourceKeyMovedError).
+ * Else the new key is recorded as this location's. Either way later runs and the other jobs of this
+ * one (a queued CSV import's chunks) settle at once; one info line says which key and why.
  */
 export async function checkLegacyKey(r: KeyedRun, ctx: RunContext, kind: LedgerKind, slugsUnder: (key: string) => string[]): Promise<void> {
   const legacy = r.legacyKey;
@@ -108,12 +111,17 @@ export async function checkLegacyKey(r: KeyedRun, ctx: RunContext, kind: LedgerK
   const step = Math.max(1, all.length / SAMPLE);
   const sample = Array.from({ length: Math.min(SAMPLE, all.length) }, (_, i) => all[Math.floor(i * step)]!);
   const found = sample.length ? (await ctx.redis.hmget(ledgerKey(scopeOf(r, legacy), kind, ctx.prefix ?? 'calsync'), ...sample)).filter((v) => v !== null).length : 0;
-  if (found > 0 && isSameFeed({ source: legacy, found, sampled: sample.length })) {
+  // No item to compare (an empty feed, a first chunk of rejected rows): as earlier versions did.
+  const why = sample.length === 0 ? 'no item of this location to compare with its state, so as earlier versions did'
+    : isSameFeed({ source: legacy, found, sampled: sample.length }) ? `${found} of ${sample.length} sampled items of this location are in its ledger (written by an earlier version)`
+    : undefined;
+  if (why) {
     await claim(ctx.redis, ctx, r, legacy);
-    ctx.log?.info({ source: legacy, found, sampled: sample.length }, `source key "${legacy}" kept: ${found} of ${sample.length} sampled items of this location are in its ledger (written by an earlier version)`);
+    ctx.log?.info({ source: legacy, found, sampled: sample.length }, `source key "${legacy}" kept: ${why}`);
     throw new SourceKeyMovedError(r.location, legacy);
   }
   await claim(ctx.redis, ctx, r, r.sourceKey);
+  ctx.log?.info({ source: r.sourceKey, legacySource: legacy, found, sampled: sample.length }, `source key "${r.sourceKey}" kept: only ${found} of ${sample.length} sampled items of this location are in the ledger of the key earlier versions derived ("${legacy}"), which is another location's`);
 }
 
 /** A run under its settled key, started over once under the old key when its feed was found there. */

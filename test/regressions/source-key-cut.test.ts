@@ -150,8 +150,10 @@ describe('upgrade: state written under the key earlier versions derived stays in
     const before = JSON.parse((await redis.get(fetchKey))!) as { processedAt: string };
 
     one.set(calendar(uids('one')).replace('SUMMARY:Talk one-0@example.org', 'SUMMARY:Talk one-0 (moved)'));
-    const upgraded = await runIcsImport(params(a), ctx);
+    const told: { msg: string }[] = [];
+    const upgraded = await runIcsImport(params(a), { ...ctx, log: pino({ level: 'info' }, { write: (l: string) => void told.push(JSON.parse(l) as { msg: string }) }) });
     expect(upgraded.run.source).toBe(legacy);
+    expect(told.filter((l) => l.msg.startsWith('source key')).map((l) => l.msg)).toEqual([`source key "${legacy}" kept: 12 of 12 sampled items of this location are in its ledger (written by an earlier version)`]);
     expect(upgraded.counts.events).toMatchObject({ created: 0, updated: 1, unchanged: 11, failed: 0 });
     expect(events().filter((e) => e.status === 'publish')).toHaveLength(12);
     expect(events().some((e) => e.title === 'Talk one-0 (moved)')).toBe(true);
@@ -205,6 +207,22 @@ describe('upgrade: state written under the key earlier versions derived stays in
     const upgraded = await runCsvImport(csv(), ctx);
     expect(upgraded.run.source).toBe(legacy);
     expect(upgraded.counts.events).toMatchObject({ created: 0, failed: 0 });
+  });
+
+  it('a migration run with no item to compare (the feed is empty now) stays on the old key, as earlier versions did', async () => {
+    const prefix = testPrefix();
+    const ctx: RunContext = { redis, prefix };
+    const a = urlOf(one, 'alpha');
+    const legacy = legacySourceKeyFrom(a);
+    one.set(calendar(uids('one')));
+    await runIcsImport(params(a, legacy), ctx);
+    const total = events().length;
+    one.set(calendar([]));
+    const upgraded = await runIcsImport(params(a), ctx);
+    expect(upgraded.run.source).toBe(legacy);
+    expect(upgraded.retire?.refused).toBe(true); // the old key's guard against retiring most of a source
+    expect(events()).toHaveLength(total);
+    one.set(calendar(uids('one')));
   });
 
   it('without Redis (the site is the only state) the key earlier versions derived is kept', async () => {
