@@ -120,7 +120,7 @@ export const importCsvChunkJob = defineJob({
     const o = resolveCsvPayload(p.payload, deps.config);
     const ctx = runContext(deps, { runId: p.runId, signal, logFields: { jobId: job.id } });
     // The key the planner settled on (it recorded which one is this location's: src/runs/source-key.ts).
-    const params = await settleSourceKey(csvParams(o, deps.config, { allowFiles: o.configured }), ctx);
+    const params = await settleSourceKey(csvParams(o, deps.config, { allowFiles: o.configured }), ctx, { part: true });
     const chunk = await readChunk(deps, p.runId, p.chunk);
     if (!chunk) throw new CsvChunkMissingError(`chunk ${p.chunk} of run ${p.runId} is no longer in Redis (expired or deleted); re-enqueue the import`);
     const r = await processChunk(params, chunk, ctx);
@@ -138,7 +138,7 @@ export const importCsvFinishJob = defineJob({
   historyName: (p) => importRunName(p.payload),
   async process(job, ref, deps): Promise<ReportJson & { rejectsFile?: string }> {
     const o = resolveCsvPayload(ref.payload, deps.config);
-    const params = await settleSourceKey(csvParams(o, deps.config), runContext(deps, { logFields: { jobId: job.id } }));
+    const params = await settleSourceKey(csvParams(o, deps.config), runContext(deps, { logFields: { jobId: job.id } }), { part: true });
     const report = new RunReport({ id: ref.runId, kind: 'import-csv', source: params.sourceKey, site: params.site.name, language: params.lang, dryRun: params.dryRun, startedAt: new Date(job.timestamp).toISOString() });
     if (ref.unmapped.length) report.warn(`columns not mapped to any field (ignored): ${ref.unmapped.join(', ')}`);
     const short = shortRowsWarning(ref.shortRows);

@@ -65,15 +65,19 @@ async function claim(redis: Redis, ctx: RunContext, r: KeyedRun, key: string): P
   await redis.set(ownerKey(ctx, r, key), ownerOf(r.location));
 }
 
-/** The run's key, settled as above; `legacyKey` set when the feed must still be checked. */
-export async function settleSourceKey<P extends KeyedRun>(r: P, ctx: RunContext): Promise<P> {
+/**
+ * The run's key, settled as above; `legacyKey` set when the feed must still be checked. `part`: a
+ * job within a planned run (a CSV chunk, its finish), which settles as its planner did and says
+ * so at debug level only (the planner's line is the run's).
+ */
+export async function settleSourceKey<P extends KeyedRun>(r: P, ctx: RunContext, opts: { part?: boolean } = {}): Promise<P> {
   if (!r.keyFromLocation || r.legacyKey) return r;
   const key = sourceKeyFrom(r.location);
   const legacy = legacySourceKeyFrom(r.location);
   if (key === legacy) return { ...r, sourceKey: key };
   const keep = (sourceKey: string, why: string, legacyKey?: string): P => {
     // Undecided (legacyKey): checkLegacyKey says which key was kept, in the run's one line about it.
-    (legacyKey ? ctx.log?.debug.bind(ctx.log) : ctx.log?.info.bind(ctx.log))?.({ source: sourceKey, legacySource: legacy }, `source key "${sourceKey}" kept: ${why}`);
+    (legacyKey || opts.part ? ctx.log?.debug.bind(ctx.log) : ctx.log?.info.bind(ctx.log))?.({ source: sourceKey, legacySource: legacy }, `source key "${sourceKey}" kept: ${why}`);
     return { ...r, sourceKey, ...(legacyKey ? { legacyKey } : {}) };
   };
   const redis = ctx.redis;
