@@ -1,13 +1,15 @@
 import path from 'node:path';
+import type { Job } from 'bullmq';
 import { z } from 'zod';
 import type { CalsyncConfig } from '../src/config/schema.ts';
 import { addFlow } from '../src/queue/flow.ts';
 import { readStoredIfAny, writeStored } from '../src/queue/stored.ts';
 import { shortRowsWarning } from '../src/sources/csv/index.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
-import { chunks, csvOpener, guardCsvOverlap, inspect, prepareCsv, processChunk, readsDefaultZone, type CsvChunk, type RejectRow } from '../src/runs/import-csv.ts';
+import { chunks, csvOpener, guardCsvOverlap, inspect, prepareCsv, processChunk, readsDefaultZone, type CsvChunk, type CsvImportParams, type RejectRow } from '../src/runs/import-csv.ts';
 import { RunReport, type ReportJson } from '../src/report/report.ts';
-import { RunFailedError, runContext } from '../src/runs/context.ts';
+import { RunFailedError, runContext, type RunContext } from '../src/runs/context.ts';
+import { settleSourceKey, withSettledKey } from '../src/runs/source-key.ts';
 import { CsvImportOptions, csvOptionsFromSource, csvParams } from '../src/runs/options/import-csv.ts';
 import { assembleRejects, capFailures, omittedWarning, spoolChunkRejects } from './csv-rejects.ts';
 import { ConfiguredSiteName, importRunName, QueueLocation } from './payload.ts';
@@ -66,36 +68,43 @@ export const importCsvJob = defineJob({
   async process(job, payload, deps, signal) {
     const o = resolveCsvPayload(payload, deps.config);
     const run = runContext(deps, { signal, logFields: { jobId: job.id } });
-    // Preflight and the site's zone for rows without one, before any row is read (src/runs/import-csv.ts).
-    const { params, zone } = await prepareCsv(csvParams(o, deps.config, { allowFiles: o.configured }), run);
-    const runId = `csv-${String(job.id).replace(/[^A-Za-z0-9_-]/g, '-')}`;
-    const open = await csvOpener(params, signal);
-    const inspection = await inspect(params, open);
-    let n = 0;
-    let overlap: string | undefined;
-    let floating = false;
-    for await (const chunk of chunks(params, open, inspection)) {
-      // Cut off (the worker's shutdown): no further chunk is read or stored, and the worker puts the
-      // job back in the queue. Its rerun reads the file again under the same run id: each chunk
-      // goes to the same key (none twice), and the flow is added only once all are stored.
-      stopIfAborted(signal);
-      if (chunk.index === 0) overlap = await guardCsvOverlap(params, chunk, run);
-      floating ||= readsDefaultZone(chunk);
-      await writeStored(deps.redis, chunkKey(deps, runId, chunk.index), chunk);
-      n = chunk.index + 1;
-      await job.updateProgress({ phase: 'plan', done: n * params.chunkSize, total: inspection.rows });
-    }
-    stopIfAborted(signal);
-    const ref = { runId, payload, chunks: n, headers: inspection.headers, delimiter: inspection.delimiter, unmapped: inspection.unmapped, rows: inspection.rows, ...(inspection.shortRows ? { shortRows: inspection.shortRows } : {}), ...(overlap ? { overlap } : {}), ...(floating ? { defaultTimezone: zone } : {}) };
-    await addFlow(deps, 'import', {
-      name: 'import-csv-finish',
-      data: ref,
-      jobId: `${runId}-finish`,
-      children: Array.from({ length: n }, (_, i) => ({ name: 'import-csv-chunk', data: { runId, payload, chunk: i }, jobId: `${runId}-chunk-${i}` })),
-    });
-    return { runId, chunks: n, rows: inspection.rows, finishJobId: `${runId}-finish` };
+    // The key is settled before any row is read; a feed found under the key earlier versions
+    // derived is planned again under it (src/runs/source-key.ts), and its chunks settle on it too.
+    return withSettledKey(csvParams(o, deps.config, { allowFiles: o.configured }), run, (p) => planCsv(job, payload, p, deps, run));
   },
 });
+
+async function planCsv(job: Job, payload: ImportCsvPayload, input: CsvImportParams, deps: JobDeps, run: RunContext) {
+  const signal = run.signal;
+  // Preflight and the site's zone for rows without one, before any row is read (src/runs/import-csv.ts).
+  const { params, zone } = await prepareCsv(input, run);
+  const runId = `csv-${String(job.id).replace(/[^A-Za-z0-9_-]/g, '-')}`;
+  const open = await csvOpener(params, signal);
+  const inspection = await inspect(params, open);
+  let n = 0;
+  let overlap: string | undefined;
+  let floating = false;
+  for await (const chunk of chunks(params, open, inspection)) {
+    // Cut off (the worker's shutdown): no further chunk is read or stored, and the worker puts the
+    // job back in the queue. Its rerun reads the file again under the same run id: each chunk
+    // goes to the same key (none twice), and the flow is added only once all are stored.
+    stopIfAborted(signal);
+    if (chunk.index === 0) overlap = await guardCsvOverlap(params, chunk, run);
+    floating ||= readsDefaultZone(chunk);
+    await writeStored(deps.redis, chunkKey(deps, runId, chunk.index), chunk);
+    n = chunk.index + 1;
+    await job.updateProgress({ phase: 'plan', done: n * params.chunkSize, total: inspection.rows });
+  }
+  stopIfAborted(signal);
+  const ref = { runId, payload, chunks: n, headers: inspection.headers, delimiter: inspection.delimiter, unmapped: inspection.unmapped, rows: inspection.rows, ...(inspection.shortRows ? { shortRows: inspection.shortRows } : {}), ...(overlap ? { overlap } : {}), ...(floating ? { defaultTimezone: zone } : {}) };
+  await addFlow(deps, 'import', {
+    name: 'import-csv-finish',
+    data: ref,
+    jobId: `${runId}-finish`,
+    children: Array.from({ length: n }, (_, i) => ({ name: 'import-csv-chunk', data: { runId, payload, chunk: i }, jobId: `${runId}-chunk-${i}` })),
+  });
+  return { runId, chunks: n, rows: inspection.rows, finishJobId: `${runId}-finish` };
+}
 
 function stopIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
@@ -109,10 +118,12 @@ export const importCsvChunkJob = defineJob({
   historyName: (p) => importRunName(p.payload),
   async process(job, p, deps, signal): Promise<QueuedChunkResult> {
     const o = resolveCsvPayload(p.payload, deps.config);
-    const params = csvParams(o, deps.config, { allowFiles: o.configured });
+    const ctx = runContext(deps, { runId: p.runId, signal, logFields: { jobId: job.id } });
+    // The key the planner settled on (it recorded which one is this location's: src/runs/source-key.ts).
+    const params = await settleSourceKey(csvParams(o, deps.config, { allowFiles: o.configured }), ctx, { part: true });
     const chunk = await readChunk(deps, p.runId, p.chunk);
     if (!chunk) throw new CsvChunkMissingError(`chunk ${p.chunk} of run ${p.runId} is no longer in Redis (expired or deleted); re-enqueue the import`);
-    const r = await processChunk(params, chunk, runContext(deps, { runId: p.runId, signal, logFields: { jobId: job.id } }));
+    const r = await processChunk(params, chunk, ctx);
     // The raw rejected rows go to disk, not into this job's return value in Redis.
     await spoolChunkRejects(deps.config.dataDir, p.runId, p.chunk, r.rejects);
     return { ...capFailures(r.report), rejects: r.rejects.length };
@@ -127,7 +138,7 @@ export const importCsvFinishJob = defineJob({
   historyName: (p) => importRunName(p.payload),
   async process(job, ref, deps): Promise<ReportJson & { rejectsFile?: string }> {
     const o = resolveCsvPayload(ref.payload, deps.config);
-    const params = csvParams(o, deps.config);
+    const params = await settleSourceKey(csvParams(o, deps.config), runContext(deps, { logFields: { jobId: job.id } }), { part: true });
     const report = new RunReport({ id: ref.runId, kind: 'import-csv', source: params.sourceKey, site: params.site.name, language: params.lang, dryRun: params.dryRun, startedAt: new Date(job.timestamp).toISOString() });
     if (ref.unmapped.length) report.warn(`columns not mapped to any field (ignored): ${ref.unmapped.join(', ')}`);
     const short = shortRowsWarning(ref.shortRows);

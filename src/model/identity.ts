@@ -41,13 +41,12 @@ export function slugFor(sourceKey: string, identity: string): string {
 }
 
 /**
- * A source key from a URL or file name: host + path stem, slugified (`--source` default). The key
- * is in every event slug on the site and in the run history, so a secret path piece of a private
- * feed (src/util/redact.ts decides which) is replaced by a short hash of it: no character of the
- * token, and two feeds differing only in their token keep two keys. Keys of URLs without one are
- * as they were.
+ * What a default source key is made of: host + path stem of a URL, else the file name, without its
+ * extension. A secret path piece of a private feed (src/util/redact.ts decides which) is replaced by
+ * a short hash of it: no character of the token reaches the key, and two feeds differing only in
+ * their token keep two keys.
  */
-export function sourceKeyFrom(location: string): string {
+function sourceBase(location: string): string {
   let base = location;
   try {
     const u = new URL(location);
@@ -57,6 +56,31 @@ export function sourceKeyFrom(location: string): string {
   } catch {
     base = location.split(/[\\/]/).pop() ?? location;
   }
-  base = base.replace(/\.(ics|ical|ifb|csv|txt)$/i, '');
-  return slugify(base, 40) || 'source';
+  return base.replace(/\.(ics|ical|ifb|csv|txt)$/i, '');
+}
+
+/** The longest a default source key is; a longer base is cut and keeps a hash of the whole. */
+const MAX_KEY = 40;
+const CUT_HASH = 6;
+
+/**
+ * A source key from a URL or file name (`--source` default): the base slugified. The key is in every
+ * event slug on the site and in the run history and ledger, so it is at most 40 characters; a base
+ * longer than that keeps its first 33 and 6 hex digits of a hash of the whole base, so two locations
+ * sharing their first 40 characters (every Google Calendar feed starts with 34 of the same) never
+ * share a key. Keys of 40 characters or fewer are as they always were.
+ */
+export function sourceKeyFrom(location: string): string {
+  const base = sourceBase(location);
+  const whole = slugify(base, Number.MAX_SAFE_INTEGER);
+  if (whole.length <= MAX_KEY) return whole || 'source';
+  return `${slugify(whole, MAX_KEY - CUT_HASH - 1)}-${shortHash(base, CUT_HASH)}`;
+}
+
+/**
+ * The key earlier versions derived: the base cut at 40 characters, hash-less, so long locations
+ * with the same start shared it. Only for finding the state they wrote (src/runs/source-key.ts).
+ */
+export function legacySourceKeyFrom(location: string): string {
+  return slugify(sourceBase(location), MAX_KEY) || 'source';
 }

@@ -2,7 +2,6 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { ReportJson } from '../report/report.ts';
-import type { RunRecord } from './history.ts';
 
 /**
  * A run retried after a failed attempt is recorded once, when its last attempt ends (failed or
@@ -19,6 +18,8 @@ const FailedAttempt = z.object({
   wrote: z.string().optional(),
   /** What it wrote per item kind, for a later successful attempt's counts. */
   writes: z.record(z.string(), Writes).optional(),
+  /** The requests it sent to the site(s), for a later successful attempt's report. */
+  requests: z.object({ total: z.number(), retries: z.number(), throttled: z.number() }).optional(),
 });
 type FailedAttempt = z.infer<typeof FailedAttempt>;
 
@@ -44,7 +45,8 @@ function wroteOf(err: unknown): string | undefined {
 export async function noteFailedAttempt(job: Job, startedAt: number, err: unknown): Promise<void> {
   const wrote = wroteOf(err);
   const writes = writesOf(err);
-  const row: FailedAttempt = { attempt: job.attemptsMade + 1, startedAt, durationMs: Date.now() - startedAt, error: (err as Error).message, ...(wrote ? { wrote } : {}), ...(writes ? { writes } : {}) };
+  const requests = (err as { report?: ReportJson } | undefined)?.report?.requests;
+  const row: FailedAttempt = { attempt: job.attemptsMade + 1, startedAt, durationMs: Date.now() - startedAt, error: (err as Error).message, ...(wrote ? { wrote } : {}), ...(writes ? { writes } : {}), ...(requests ? { requests } : {}) };
   await job.log(TAG + JSON.stringify(row));
 }
 
@@ -75,7 +77,7 @@ export async function wholeRun(redis: Redis, job: Job, last: { startedAt: number
   return { startedAt, durationMs: Date.now() - startedAt, error: `${error}${wrote ? ` (${wrote})` : ''}; earlier: ${told(earlier)}` };
 }
 
-type Counts = NonNullable<RunRecord['counts']>;
+type Counts = ReportJson['counts'];
 
 /**
  * The last attempt's counts with what the earlier attempts wrote put back: their creates and updates
@@ -84,38 +86,53 @@ type Counts = NonNullable<RunRecord['counts']>;
  * stays the sum); their retirements are added (the last attempt no longer sees those items).
  */
 function withEarlierWrites(counts: Counts, earlier: FailedAttempt[]): Counts {
-  const out: Counts = {};
+  const out: Record<string, Counts[keyof Counts]> = {};
   for (const [kind, c] of Object.entries(counts)) out[kind] = { ...c };
   for (const e of earlier) {
     for (const [kind, w] of Object.entries(e.writes ?? {})) {
       const c = (out[kind] ??= { read: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, retired: 0 });
       for (const outcome of ['created', 'updated'] as const) {
-        const moved = Math.min(w[outcome], c.unchanged ?? 0);
-        c[outcome] = (c[outcome] ?? 0) + moved;
-        c.unchanged = (c.unchanged ?? 0) - moved;
+        const moved = Math.min(w[outcome], c.unchanged);
+        c[outcome] += moved;
+        c.unchanged -= moved;
       }
-      c.retired = (c.retired ?? 0) + w.retired;
+      c.retired += w.retired;
     }
   }
-  return out;
+  return out as Counts;
+}
+
+/** The requests of every attempt, summed (undefined when none counted any). */
+function allRequests(last: ReportJson['requests'], earlier: FailedAttempt[]): ReportJson['requests'] {
+  const all = [last, ...earlier.map((e) => e.requests)].filter((r) => r !== undefined);
+  if (all.length === 0) return undefined;
+  return { total: all.reduce((n, r) => n + r.total, 0), retries: all.reduce((n, r) => n + r.retries, 0), throttled: all.reduce((n, r) => n + r.throttled, 0) };
 }
 
 /**
- * A run that succeeded after failed attempts, recorded as the whole run (the failed path's
- * wholeRun, for a report): from the first attempt's start, with the earlier attempts' errors and
- * writes. A run that succeeded at once is returned as it is, without reading the job's log.
+ * The report of a run that succeeded after failed attempts, made the whole run's (the failed
+ * path's wholeRun, for a report): from the first attempt's start, the earlier attempts' writes and
+ * requests counted once (src/queue/worker.ts returns it as the job's result, records it in the
+ * history and counts its items in the metrics), and a warning telling each earlier attempt, which
+ * the history record keeps as its note. A run that succeeded at once is returned as it is, without
+ * reading the job's log. The items list stays the last attempt's (what it found unchanged).
  */
-export async function retriedRun(redis: Redis, job: Job, record: RunRecord): Promise<RunRecord> {
-  if (job.attemptsMade === 0) return record;
+export async function wholeReport(redis: Redis, job: Job, report: ReportJson): Promise<{ report: ReportJson; note?: string }> {
+  if (job.attemptsMade === 0) return { report };
   const earlier = await earlierAttempts(redis, job);
-  if (earlier.length === 0) return record;
-  const lastStart = Date.parse(record.startedAt);
+  if (earlier.length === 0) return { report };
+  const lastStart = Date.parse(report.run.startedAt);
   const startedAt = Math.min(lastStart, ...earlier.map((e) => e.startedAt));
+  const note = `succeeded on attempt ${job.attemptsMade + 1}; earlier: ${told(earlier)}`;
+  const requests = allRequests(report.requests, earlier);
   return {
-    ...record,
-    startedAt: new Date(startedAt).toISOString(),
-    durationMs: lastStart + record.durationMs - startedAt,
-    ...(record.counts ? { counts: withEarlierWrites(record.counts, earlier) } : {}),
-    error: `succeeded on attempt ${job.attemptsMade + 1}; earlier: ${told(earlier)}`,
+    report: {
+      ...report,
+      run: { ...report.run, startedAt: new Date(startedAt).toISOString(), durationMs: lastStart + (report.run.durationMs ?? 0) - startedAt },
+      counts: withEarlierWrites(report.counts, earlier),
+      warnings: [...report.warnings, note],
+      ...(requests ? { requests } : {}),
+    },
+    note,
   };
 }

@@ -2,7 +2,7 @@ import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullm
 import { hostname } from 'node:os';
 import { pid } from 'node:process';
 import { RunLockedError } from './run-lock.ts';
-import { noteFailedAttempt, retriedRun, wholeRun } from './attempts.ts';
+import { noteFailedAttempt, wholeReport, wholeRun } from './attempts.ts';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CalsyncConfig } from '../config/schema.ts';
@@ -190,9 +190,7 @@ async function processJob(ctx: WorkerContext, job: Job, token?: string, signal?:
   }
   const started = Date.now();
   try {
-    const result = await def.process(job, payload, ctx.deps, signal);
-    await recordSuccess(ctx, job, name, result, started);
-    return result;
+    return await recordSuccess(ctx, job, name, await def.process(job, payload, ctx.deps, signal), started);
   } catch (err) {
     const locked = whenLocked(job, err, token);
     if (locked === 'skip') {
@@ -226,17 +224,25 @@ async function waitForLock(ctx: WorkerContext, job: Job, name: string, message: 
   throw new DelayedError();
 }
 
-async function recordSuccess(ctx: WorkerContext, job: Job, name: string, result: unknown, started: number): Promise<void> {
+/**
+ * A finished run recorded and counted, and the job's result it returns: a run that succeeded on a
+ * retry as the whole run (src/queue/attempts.ts), so the stored result (`enqueue --wait`, the
+ * dashboard API), the history and the item metrics all count what its earlier attempts wrote, once.
+ */
+async function recordSuccess(ctx: WorkerContext, job: Job, name: string, result: unknown, started: number): Promise<unknown> {
   const { metrics } = ctx;
+  let returned = result;
   if (isReport(result)) {
-    // A run that succeeded on a retry is recorded from its first attempt, with what the earlier ones wrote.
-    await ctx.history.record(await retriedRun(ctx.deps.redis, job, RunHistory.fromReport(name, result, job.id)));
-    for (const [kind, c] of Object.entries(result.counts)) {
+    const whole = await wholeReport(ctx.deps.redis, job, result);
+    returned = whole.report;
+    await ctx.history.record({ ...RunHistory.fromReport(name, whole.report, job.id), ...(whole.note ? { error: whole.note } : {}) });
+    for (const [kind, c] of Object.entries(whole.report.counts)) {
       for (const outcome of ['created', 'updated', 'unchanged', 'skipped', 'failed', 'retired'] as const) metrics.inc(METRIC_KEYS.items, { run: job.name, kind, outcome }, c[outcome]);
     }
   }
   metrics.inc(METRIC_KEYS.jobs, { kind: job.name, outcome: 'completed' });
   metrics.observe(METRIC_KEYS.jobSeconds, { kind: job.name }, (Date.now() - started) / 1000);
+  return returned;
 }
 
 interface Attempt {

@@ -14,6 +14,9 @@ import { RunReport, type ReportJson } from '../report/report.ts';
 import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
 import { checkSite, defaultZone, type DefaultZone } from './site-check.ts';
 import { guardSourceOverlap } from './overlap-guard.ts';
+import { checkLegacyKey, withSettledKey } from './source-key.ts';
+import { slugFor } from '../model/identity.ts';
+import { linkedSlug } from '../write/linked.ts';
 import { RejectsFile, type RejectRow } from './rejects-file.ts';
 
 export interface CsvImportParams {
@@ -40,6 +43,10 @@ export interface CsvImportParams {
   rejectsPath?: string;
   allow?: string[];
   allowFiles?: boolean;
+  /** The key was derived from the location: settled at the start (src/runs/source-key.ts). */
+  keyFromLocation?: boolean;
+  /** Set by settling: the key earlier versions derived, checked against the first chunk before any write. */
+  legacyKey?: string;
 }
 
 /** One chunk of rows as it travels from the reader to the writer (and through Redis in flows). */
@@ -141,13 +148,22 @@ export function readsDefaultZone(chunk: CsvChunk): boolean {
 }
 
 /**
- * The source-key check of an event import's first run (src/runs/overlap-guard.ts), on its first
- * chunk before anything is written: the warning to report, if some events are shared.
+ * The source-key checks on the first chunk, before anything is written: whether a settled key's
+ * rows were imported under the key earlier versions derived (src/runs/source-key.ts: then the run
+ * starts over under it), and an event import's first run against the site's other sources
+ * (src/runs/overlap-guard.ts): the warning to report, if some events are shared.
  */
 export async function guardCsvOverlap(p: CsvImportParams, first: CsvChunk, ctx: RunContext): Promise<string | undefined> {
+  await checkLegacyKey(p, ctx, p.kind, (key) => first.items.flatMap((i) => (i.result.ok ? [rowSlug(p.kind, key, i.result.draft)] : [])));
   if (p.kind !== 'events') return undefined;
   const results = first.items.map((i) => i.result) as Normalized<EventDraft>[];
   return guardSourceOverlap(p, results, ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey }), ctx);
+}
+
+/** The slug a row's record has under a source key (venues and organizers: the same under every key). */
+function rowSlug(kind: CsvImportParams['kind'], key: string, d: EventDraft | VenueDraft | OrganizerDraft): string {
+  if (kind === 'events') return (d as EventDraft).slug ?? slugFor(key, d.identity);
+  return d.slug ?? (kind === 'venues' ? linkedSlug('venues', (d as VenueDraft).venue, d.identity) : linkedSlug('organizers', (d as OrganizerDraft).organizer, d.identity));
 }
 
 /**
@@ -202,6 +218,10 @@ export async function processChunk(p: CsvImportParams, chunk: CsvChunk, ctx: Run
 
 /** The inline run (CLI): the same chunks through the same processor, one after another. */
 export async function runCsvImport(p: CsvImportParams, ctx: RunContext = {}): Promise<ReportJson & { rejectsFile?: string; unmapped?: string[] }> {
+  return withSettledKey(p, ctx, (settled) => runKeyed(settled, ctx));
+}
+
+async function runKeyed(p: CsvImportParams, ctx: RunContext): Promise<ReportJson & { rejectsFile?: string; unmapped?: string[] }> {
   const total = new RunReport({ id: ctx.runId ?? randomUUID(), kind: 'import-csv', source: p.sourceKey, site: p.site.name, language: p.lang, dryRun: p.dryRun });
   try {
     return await importCsv(p, { ...ctx, breakers: ctx.breakers ?? new Map() }, total);

@@ -11,7 +11,7 @@ import { normalizeIcsIsolated, prewarmIcsParser, type IcsParseLimits, type Isola
 import { ImageGuard } from '../sources/fetch/image-guard.ts';
 import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter, type OnEdit } from '../write/writer.ts';
-import { DraftKeys } from '../write/draft-keys.ts';
+import { DraftKeys, draftSlug } from '../write/draft-keys.ts';
 import type { AdoptLinked } from '../write/linked.ts';
 import type { Ledger } from '../write/ledger.ts';
 import { ledgerSnapshot, type LedgerSnapshot } from '../write/ledger-snapshot.ts';
@@ -22,6 +22,7 @@ import type { RetirePolicy } from '../write/retire.ts';
 import { clientHooks, failedWith, ledgerFor, stateFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
 import { checkSite, defaultZone } from './site-check.ts';
 import { guardSourceOverlap } from './overlap-guard.ts';
+import { checkLegacyKey, withSettledKey } from './source-key.ts';
 import { GroupReuse } from './group-reuse.ts';
 import { isLocalLocation, optionsFingerprint, reusableState, unchangedReason, type FetchState } from './rerun.ts';
 
@@ -54,6 +55,10 @@ export interface IcsImportParams {
   maxOccurrencesPerFile?: number;
   /** Heap and time limits of the parsing thread (src/sources/ics/isolate.ts). */
   parseLimits?: IcsParseLimits;
+  /** The key was derived from the location: settled at the start (src/runs/source-key.ts). */
+  keyFromLocation?: boolean;
+  /** Set by settling: the key earlier versions derived, checked against the feed before any write. */
+  legacyKey?: string;
 }
 
 const BATCH = 250;
@@ -80,6 +85,10 @@ export function batchEnd<T>(items: readonly T[], from: number, known: (it: T) =>
  * same function, so both behave the same.
  */
 export async function runIcsImport(p: IcsImportParams, ctx: RunContext = {}): Promise<ReportJson> {
+  return withSettledKey(p, ctx, (settled) => runKeyed(settled, ctx));
+}
+
+async function runKeyed(p: IcsImportParams, ctx: RunContext): Promise<ReportJson> {
   const report = new RunReport({ id: ctx.runId ?? randomUUID(), kind: 'import-ics', source: p.sourceKey, site: p.site.name, language: p.lang, dryRun: p.dryRun });
   try {
     return await importIcs(p, ctx, report);
@@ -248,6 +257,7 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
   const { client, writer } = run;
   const { items, ledger } = feed;
   try {
+    await checkLegacyKey(p, ctx, 'events', (key) => items.flatMap((it) => (it.ok ? [draftSlug(key, it.draft)] : [])));
     await guardUidChurn(items, feed.uids, last.prev, ledger, p, report);
     const shared = await guardSourceOverlap(p, items, ledger, ctx, feed.snapshot?.size);
     if (shared) report.warn(shared);

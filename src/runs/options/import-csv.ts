@@ -41,6 +41,7 @@ export function csvParams(o: CsvImportOptions, config?: CalsyncConfig, extra: Pa
     site: resolveSite(o.site, config, { namespace: o.namespace }),
     kind: o.kind,
     sourceKey: o.source ?? sourceKeyFrom(o.location),
+    keyFromLocation: o.source === undefined,
     lang: o.lang,
     mapping: o.map,
     key: o.key,

@@ -47,6 +47,7 @@ export function icsParams(o: IcsImportOptions, config?: CalsyncConfig, extra: Pa
     location: o.location,
     site,
     sourceKey: o.source ?? sourceKeyFrom(o.location),
+    keyFromLocation: o.source === undefined,
     lang: o.lang,
     window: windowOf(o),
     retire: o.retire,
