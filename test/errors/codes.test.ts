@@ -15,6 +15,7 @@ import { DateSpecError } from '../../src/config/dates.ts';
 import { RedisUnavailableError } from '../../src/queue/redis-server.ts';
 import { RunLockedError } from '../../src/queue/run-lock.ts';
 import { RunFailedError } from '../../src/runs/context.ts';
+import { SourceKeyMovedError } from '../../src/runs/source-key.ts';
 import { ApiError as SandboxApiError } from '../../src/sandbox/errors.ts';
 import { ServePasswordMissingError, UnsafeBindError } from '../../src/serve/guard.ts';
 import { UnknownEncoding } from '../../src/sources/csv/decode.ts';
@@ -55,6 +56,7 @@ const PURPOSEFUL: Record<string, () => Error> = {
   RedisUnavailableError: () => new RedisUnavailableError('no redis'),
   RunLockedError: () => new RunLockedError('source a'),
   RunFailedError: () => new RunFailedError('uid-churn', 'every UID changed'),
+  SourceKeyMovedError: () => new SourceKeyMovedError('https://calendar.example/long/path/feed.ics', 'calendar-example-long-path-feed'),
   UnsafeBindError: () => new UnsafeBindError('0.0.0.0'),
   UnknownEncoding: () => new UnknownEncoding('klingon'),
   CsvRefusedError: () => new CsvRefusedError('a.csv', 'no header', '--map'),
