@@ -1,3 +1,5 @@
+import { offsetAt as zoneOffsetAt } from '../model/timezones.ts';
+
 /**
  * Wall-clock dates and time zones the way the calendar site handles them.
  *
@@ -44,19 +46,6 @@ export function dateDetails(s: string): Record<string, string> {
 // Time zones
 
 const FIXED = /^UTC(?:([+-])(\d{1,2})(?:\.(\d+))?)?$/;
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function fieldsFormatter(tz: string): Intl.DateTimeFormat {
-  let f = formatters.get(tz);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
-      hour: 'numeric', minute: 'numeric', second: 'numeric',
-    });
-    formatters.set(tz, f);
-  }
-  return f;
-}
 
 /** Fixed offset in ms of a `UTC±h[.frac]` zone, or undefined for named zones. */
 function fixedOffset(tz: string): number | undefined {
@@ -75,7 +64,7 @@ export function isValidTimezone(tz: string): boolean {
   let ok = validity.get(tz);
   if (ok === undefined) {
     try {
-      fieldsFormatter(tz);
+      new Intl.DateTimeFormat('en-US', { timeZone: tz });
       ok = true;
     } catch {
       ok = false;
@@ -85,28 +74,12 @@ export function isValidTimezone(tz: string): boolean {
   return ok;
 }
 
-/** Offset (ms) of `tz` from UTC at the given instant. */
-const offsets = new Map<string, number>();
-const QUARTER_HOUR = 900_000;
-
+/**
+ * Offset (ms) of `tz` from UTC at the given instant: the site's `UTC±h[.frac]` zones as this file reads
+ * them, named zones from the one zone module (src/model/timezones.ts, seconds there).
+ */
 export function offsetAt(tz: string, instant: number): number {
-  const fixed = fixedOffset(tz);
-  if (fixed !== undefined) return fixed;
-  // Zone transitions fall on quarter hours, so the offset is constant within one; Intl is slow.
-  const key = `${tz}|${Math.floor(instant / QUARTER_HOUR)}`;
-  const known = offsets.get(key);
-  if (known !== undefined) return known;
-  if (offsets.size > 500_000) offsets.clear();
-  const offset = computeOffset(tz, instant);
-  offsets.set(key, offset);
-  return offset;
-}
-
-function computeOffset(tz: string, instant: number): number {
-  const parts = fieldsFormatter(tz).formatToParts(new Date(instant));
-  const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  return asUtc - Math.floor(instant / 1000) * 1000;
+  return fixedOffset(tz) ?? zoneOffsetAt(tz, Math.floor(instant / 1000)) * 1000;
 }
 
 /** The instant a wall-clock reading in `tz` denotes (the earlier one when it is ambiguous). */

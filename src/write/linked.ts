@@ -157,9 +157,8 @@ export class LinkedResolver {
       const known = entries.get(keys[i]!);
       const recorded = names.get(keys[i]!);
       if (!known || recorded === undefined) return undefined;
-      if (known.adopted) return (this.opts.adoptLinked ?? 'link') === 'link' ? known.id : undefined;
       const typed = isVenue ? (d as VenueDraft).venue : (d as OrganizerDraft).organizer;
-      return known.fp === fingerprint(this.bodyOf(kind, d, spelledAs(recorded, typed))) ? known.id : undefined;
+      return this.withoutRequest(known, () => fingerprint(this.bodyOf(kind, d, spelledAs(recorded, typed)))) ? known.id : undefined;
     });
   }
 
@@ -356,18 +355,35 @@ export class LinkedResolver {
     return primed ?? undefined;
   }
 
+  /** --adopt-linked link (the default): a record calsync did not create is linked, its fields left alone. */
+  private get linkOnly(): boolean {
+    return (this.opts.adoptLinked ?? 'link') === 'link';
+  }
+
+  /**
+   * How a venue/organizer the ledger holds resolves without a request, the one rule for upsert and
+   * peekMany: 'linked', someone else's record that calsync adopted and (--adopt-linked link) leaves
+   * as it is; 'unchanged', calsync's own, last written with these fields (the fingerprint `fp()`);
+   * undefined, it needs a request (changed, or adopted under --adopt-linked overwrite). `fp` is
+   * called for calsync's own records only (peekMany builds the body for it).
+   */
+  private withoutRequest(known: LedgerEntry, fp: () => string): 'linked' | 'unchanged' | undefined {
+    if (known.adopted) return this.linkOnly ? 'linked' : undefined;
+    return known.fp === fp() ? 'unchanged' : undefined;
+  }
+
   private async upsert(kind: LinkedKind, key: string, name: string, body: LinkedBody, origin?: Origin, explicitSlug?: string): Promise<Link> {
     const { lang } = this.opts;
     const report = { add: (item: Parameters<RunReport['add']>[0]) => this.opts.report.add(origin ? { ...item, origin } : item) };
     const label = kind === 'venues' ? 'venue' : 'organizer';
     const fp = fingerprint(body);
     const known = await this.ledgerEntry(kind, key);
-    const linkOnly = (this.opts.adoptLinked ?? 'link') === 'link';
-    if (known?.adopted && linkOnly) {
+    const settled = known && this.withoutRequest(known, () => fp);
+    if (known && settled === 'linked') {
       this.reportLinked(report, kind, name, known.id, known.slug ?? key);
       return known.id;
     }
-    if (known && known.fp === fp && !known.adopted) {
+    if (known && settled === 'unchanged') {
       report.add({ kind, slug: known.slug ?? key, outcome: 'unchanged', siteId: known.id });
       return known.id;
     }
@@ -378,7 +394,7 @@ export class LinkedResolver {
       let existing: { id: number; slug?: string; status?: string } | null = null;
       if (known) existing = await res.get(known.id, { lang }).catch((err) => (isGone(err) ? null : Promise.reject(err)));
       if (!existing) existing = await this.lookup(kind, name, explicitSlug);
-      const theirs = existing && existing.status !== 'trash' && !known && linkOnly;
+      const theirs = existing && existing.status !== 'trash' && !known && this.linkOnly;
       if (this.opts.dryRun && !theirs) {
         report.add({ kind, slug: existing?.slug ?? key, outcome: existing ? 'updated' : 'created', reason: existing ? 'would be updated (dry run)' : 'would be created (dry run)' });
         return existing?.id ?? this.dryRunIds--;

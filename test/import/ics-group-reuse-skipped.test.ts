@@ -1,12 +1,6 @@
-import { Writable } from 'node:stream';
-import type { Redis } from 'ioredis';
-import { pino } from 'pino';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunContext } from '../../src/runs/context.ts';
-import { runIcsImport, type IcsImportParams } from '../../src/runs/import-ics.ts';
+import { describe, expect, it } from 'vitest';
 import type { ReportJson } from '../../src/report/report.ts';
-import { feedServer, testSite } from '../support/site.ts';
-import { testPrefix, testRedis } from '../support/redis.ts';
+import { icsImportSuite } from '../support/ics-import.ts';
 
 /**
  * Regression (group reuse recorded groups with a skipped event): a UID group was recorded after a clean run
@@ -27,59 +21,34 @@ const feedOf = (titles: Record<number, string> = {}, stamp = '20261127T000000Z')
     .join('\r\n').replaceAll('DTSTAMP:20261127T000000Z', `DTSTAMP:${stamp}`);
 
 describe('group reuse: a group whose event the writer skipped', () => {
-  let env: Awaited<ReturnType<typeof testSite>>;
-  let redis: Redis;
-  let feed: Awaited<ReturnType<typeof feedServer>>;
-  let ctx: RunContext;
-  let logs: string;
-  beforeAll(async () => {
-    redis = testRedis();
-    feed = await feedServer(feedOf());
-  });
-  beforeEach(async () => {
-    await env?.close();
-    env = await testSite();
-    feed.set(feedOf());
-    logs = '';
-    ctx = { redis, prefix: testPrefix(), log: pino({ level: 'info' }, new Writable({ write(chunk, _e, cb) { logs += chunk; cb(); } })) };
-  });
-  afterAll(async () => {
-    redis.disconnect();
-    await feed.close();
-    await env.close();
-  });
-
-  const params = (over: Partial<IcsImportParams> = {}): IcsImportParams => ({
-    location: feed.url, site: env.site, sourceKey: 'talks', lang: 'en', window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-12-31T00:00:00Z') },
-    retire: 'keep', onEdit: 'overwrite', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: [new URL(feed.url).host], refreshAfterMs: 0, ...over,
-  });
-  const reused = () => [...logs.matchAll(/"reused":(\d+)/g)].map((m) => Number(m[1]));
-  const events = () => env.sandbox.dump('en').events as { id: number; slug: string; title: string; start_date: string; end_date: string; timezone: string; status: string }[];
+  const suite = icsImportSuite(feedOf());
+  const { run, reused } = suite;
+  const events = () => suite.env.sandbox.dump('en').events as { id: number; slug: string; title: string; start_date: string; end_date: string; timezone: string; status: string }[];
   const itemOf = (r: ReportJson, uid: string) => r.items.find((i) => i.kind === 'events' && i.origin?.uid === uid);
 
   it('an event trashed on the site and skipped by a --status draft run is reported skipped again by the next run, as without reuse', async () => {
-    await runIcsImport(params(), ctx);
+    await run();
     const victim = events().find((e) => e.title === 'Talk 2')!;
-    await env.client.events.delete(victim.id);
-    feed.set(feedOf({}, '20261127T010000Z'));
-    const draft = await runIcsImport(params({ status: 'draft' }), ctx);
+    await suite.env.client.events.delete(victim.id);
+    suite.feed.set(feedOf({}, '20261127T010000Z'));
+    const draft = await run({ status: 'draft' });
     expect(itemOf(draft, 'talk-2@example.org')).toMatchObject({ outcome: 'skipped', reason: expect.stringMatching(/deleted on the site/) });
-    feed.set(feedOf({}, '20261127T020000Z'));
-    const again = await runIcsImport(params({ status: 'draft' }), ctx);
+    suite.feed.set(feedOf({}, '20261127T020000Z'));
+    const again = await run({ status: 'draft' });
     expect(reused().at(-1)).toBe(5);
     expect(itemOf(again, 'talk-2@example.org')).toMatchObject({ outcome: 'skipped', reason: expect.stringMatching(/deleted on the site/) });
   });
 
   it('an event edited on the site and skipped under --on-edit preserve is reported skipped again by the next run, as without reuse', async () => {
-    await runIcsImport(params(), ctx);
+    await run();
     const victim = events().find((e) => e.title === 'Talk 3')!;
     await new Promise((r) => setTimeout(r, 1100)); // modified_utc has one-second resolution
-    await env.client.events.update(victim.id, { title: 'Talk 3 (edited on the site)', start_date: victim.start_date, end_date: victim.end_date, timezone: victim.timezone });
-    feed.set(feedOf({ 3: 'Talk 3 v2' }, '20261127T010000Z'));
-    const first = await runIcsImport(params({ onEdit: 'preserve' }), ctx);
+    await suite.env.client.events.update(victim.id, { title: 'Talk 3 (edited on the site)', start_date: victim.start_date, end_date: victim.end_date, timezone: victim.timezone });
+    suite.feed.set(feedOf({ 3: 'Talk 3 v2' }, '20261127T010000Z'));
+    const first = await run({ onEdit: 'preserve' });
     expect(itemOf(first, 'talk-3@example.org')).toMatchObject({ outcome: 'skipped', reason: expect.stringMatching(/edited on the site/) });
-    feed.set(feedOf({ 3: 'Talk 3 v2' }, '20261127T020000Z'));
-    const again = await runIcsImport(params({ onEdit: 'preserve' }), ctx);
+    suite.feed.set(feedOf({ 3: 'Talk 3 v2' }, '20261127T020000Z'));
+    const again = await run({ onEdit: 'preserve' });
     expect(reused().at(-1)).toBe(5);
     expect(itemOf(again, 'talk-3@example.org')).toMatchObject({ outcome: 'skipped', reason: expect.stringMatching(/edited on the site/) });
   });

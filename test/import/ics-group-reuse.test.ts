@@ -2,15 +2,14 @@ import { copyFileSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveSite } from '../../src/config/sites.ts';
 import type { ReportJson } from '../../src/report/report.ts';
 import { runIcsImport, type IcsImportParams } from '../../src/runs/import-ics.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { generateIcsFeed } from '../support/generate-ics.ts';
+import { capturedLog, reusedGroups } from '../support/log.ts';
 import { PASSWORD, USER, feedServer } from '../support/site.ts';
 import { testPrefix, testRedis } from '../support/redis.ts';
 import { corpusBytes } from '../ics/helpers.ts';
@@ -63,8 +62,7 @@ describe('group reuse end to end: a re-import reusing groups leaves site, ledger
     const start = (file: string) => startSandbox({ port, user: USER, password: PASSWORD, dataFile: file });
     const feed = await feedServer(first);
     const [p, q] = [testPrefix(), testPrefix()];
-    let logs = '';
-    const log = pino({ level: 'info' }, new Writable({ write(chunk, _e, cb) { logs += chunk; cb(); } }));
+    const { log, text } = capturedLog();
     try {
       let sb = await start(data);
       const site = resolveSite(sb.url, undefined, { env: { CALSYNC_USER: USER, CALSYNC_PASSWORD: PASSWORD } });
@@ -92,8 +90,7 @@ describe('group reuse end to end: a re-import reusing groups leaves site, ledger
       expect(withReuse.site).toEqual(without.site);
       // The records themselves differ (one arm had none to keep): the rest of the ledger may not.
       expect(withReuse.ledger).toEqual(without.ledger);
-      const m = /"reused":(\d+)/.exec(logs);
-      return Number(m?.[1] ?? 0);
+      return reusedGroups(text())[0] ?? 0;
     } finally {
       await feed.close();
     }

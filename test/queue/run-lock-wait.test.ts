@@ -1,14 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.ts';
 import { JOB_RETRY } from '../../src/queue/names.ts';
 import type { ReportJson } from '../../src/report/report.ts';
-import { importWorkers, type ImportWorkers } from '../support/import-workers.ts';
-import { testPrefix } from '../support/redis.ts';
-import { PASSWORD, USER, testSite } from '../support/site.ts';
-
-const FEED = 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:wait-1@example.org\r\nSUMMARY:Wait\r\nDTSTART:20270301T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n';
+import { slowSourceWorkers } from '../support/import-workers.ts';
 
 /**
  * The other side of test/regressions/scheduled-overlap.test.ts: an enqueued run that finds another
@@ -16,35 +9,13 @@ const FEED = 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:wait-1@examp
  * whenLocked), without spending an attempt, and runs once the lock is free.
  */
 describe('run lock: an enqueued run of a source that is already running waits for it', () => {
-  let env: Awaited<ReturnType<typeof testSite>>;
-  let feed: http.Server;
-  let fetches = 0;
-  let workers: ImportWorkers;
-  beforeAll(async () => {
-    env = await testSite();
-    // Each fetch takes 2.5 s, so the second run starts while the first holds the lock.
-    feed = http.createServer((_req, res) => {
-      fetches++;
-      setTimeout(() => res.writeHead(200, { 'content-type': 'text/calendar' }).end(FEED), 2500);
-    });
-    await new Promise<void>((r) => feed.listen(0, '127.0.0.1', r));
-    const host = `127.0.0.1:${(feed.address() as AddressInfo).port}`;
-    process.env.CALSYNC_TEST_WAIT_PW = PASSWORD;
-    const config = parseConfig({
-      sites: [{ name: 'sb', restRoot: env.sandbox.url, auth: { user: USER, passwordEnv: 'CALSYNC_TEST_WAIT_PW' } }],
-      sources: [{ name: 'waits', kind: 'ics', site: 'sb', url: `http://${host}/waits.ics`, allow: [host], window: { from: '2027-01-01', to: '2027-12-31' } }],
-      worker: { concurrency: { import: 2 } },
-    });
-    workers = await importWorkers(config, testPrefix());
-  });
-  afterAll(async () => {
-    await workers.close();
-    await new Promise<void>((r) => feed.close(() => r()));
-    await env.close();
-  });
+  let slow: Awaited<ReturnType<typeof slowSourceWorkers>>;
+  // Each fetch takes 2.5 s, so the second run starts while the first holds the lock.
+  beforeAll(async () => void (slow = await slowSourceWorkers('waits', { delayMs: 2500, concurrency: 2 })));
+  afterAll(() => slow.close());
 
   it('both runs complete with a report, one after the other, without spending an attempt', async () => {
-    const { queue, events } = workers;
+    const { queue, events } = slow.workers;
     const first = await queue.add('import-ics', { source: 'waits' }, JOB_RETRY.run);
     const second = await queue.add('import-ics', { source: 'waits' }, JOB_RETRY.run);
     const reports = (await Promise.all([first.waitUntilFinished(events, 30_000), second.waitUntilFinished(events, 30_000)])) as ReportJson[];
@@ -58,6 +29,6 @@ describe('run lock: an enqueued run of a source that is already running waits fo
     // The waiter was started more than once (put back while locked out), yet each spent one attempt.
     expect(Math.max(a!.attemptsStarted, b!.attemptsStarted)).toBeGreaterThan(1);
     expect([a!.attemptsMade, b!.attemptsMade]).toEqual([1, 1]);
-    expect(fetches).toBe(2);
+    expect(slow.fetches()).toBe(2);
   }, 40_000);
 });

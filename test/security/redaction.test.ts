@@ -1,10 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { QueueEvents } from 'bullmq';
-import pino from 'pino';
 import { JOBS } from '../../jobs/index.ts';
 import { ImportCsvPayload } from '../../jobs/import-csv.ts';
 import { ImportIcsPayload } from '../../jobs/import-ics.ts';
@@ -14,6 +12,7 @@ import { RunHistory } from '../../src/queue/history.ts';
 import { openQueues, startWorkers } from '../../src/queue/worker.ts';
 import { fetchSource } from '../../src/sources/fetch/index.ts';
 import { redactText, redactUrl } from '../../src/util/redact.ts';
+import { capturedLog } from '../support/log.ts';
 import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
 
 const TOKEN = 'tok-9f8e7d6c5b4a';
@@ -50,8 +49,7 @@ describe('secrets in feed URLs are redacted wherever a URL is shown or stored (i
       // Port 1: nothing listens, so the fetch fails with a message naming the URL.
       sources: [{ name: 'private-feed', kind: 'ics', site: 'sb', url: `http://127.0.0.1:1/feed.ics?token=${TOKEN}`, allow: ['127.0.0.1:1'] }],
     });
-    let logs = '';
-    const log = pino({ level: 'trace' }, new Writable({ write(chunk, _e, cb) { logs += chunk; cb(); } }));
+    const { log, text: logText } = capturedLog('trace');
     const prefix = testPrefix();
     const running = await startWorkers({ config, redisUrl: redisUrl(), jobs: JOBS, log, prefix, queues: ['import'] });
     const queues = openQueues(redisUrl(), prefix);
@@ -65,7 +63,7 @@ describe('secrets in feed URLs are redacted wherever a URL is shown or stored (i
       const history = JSON.stringify(await new RunHistory(redis, { prefix }).list('private-feed'));
       expect(history).toContain('private-feed');
       const stored = (await queues.import.getJob(job.id as string))?.failedReason ?? '';
-      for (const [where, text] of Object.entries({ failedReason: stored, history, logs, waitUntilFinished: failed })) {
+      for (const [where, text] of Object.entries({ failedReason: stored, history, logs: logText(), waitUntilFinished: failed })) {
         expect(text.includes(TOKEN), `token found in ${where}`).toBe(false);
       }
     } finally {

@@ -1,17 +1,16 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Queue, QueueEvents } from 'bullmq';
-import pino from 'pino';
 import { JOBS } from '../../jobs/index.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { bullConnection } from '../../src/queue/connection.ts';
 import { waitForRun } from '../../src/queue/follow.ts';
 import { openQueues, startWorkers } from '../../src/queue/worker.ts';
 import { generateIcsFeed } from '../support/generate-ics.ts';
+import { capturedLog } from '../support/log.ts';
 import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
 import { feedServer } from '../support/site.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';
@@ -68,8 +67,7 @@ describe('secrets stay secret', () => {
       exports: [{ name: 'out', site: 'src', from: '2026-01-01', to: '2028-12-31', outDir: path.join(dir, 'feeds') }],
       syncs: [{ name: 'copy', from: 'src', to: 'dst', window: { from: '2026-01-01', to: '2028-12-31' } }],
     });
-    let logs = '';
-    const log = pino({ level: 'trace' }, new Writable({ write(chunk, _e, cb) { logs += chunk; cb(); } }));
+    const { log, text: logText } = capturedLog('trace');
     const prefix = testPrefix();
     const running = await startWorkers({ config, redisUrl: redisUrl(), jobs: JOBS, log, prefix });
     const queues = openQueues(redisUrl(), prefix);
@@ -103,7 +101,7 @@ describe('secrets stay secret', () => {
       const denied = errors.join('\n') + JSON.stringify((await queues.import.getFailed()).map((j) => j.failedReason));
       expect(denied + JSON.stringify(results)).toMatch(/401|incorrect_password|forbidden/);
 
-      const haystacks = { redis: await dumpRedis(prefix), logs, reports: JSON.stringify(results), errors: denied };
+      const haystacks = { redis: await dumpRedis(prefix), logs: logText(), reports: JSON.stringify(results), errors: denied };
       expect(haystacks.redis.length).toBeGreaterThan(1000);
       expect(haystacks.logs.length).toBeGreaterThan(100);
       for (const [where, text] of Object.entries(haystacks)) {

@@ -23,18 +23,25 @@ export async function testSite(opts: SandboxOptions = {}): Promise<{ sandbox: Sa
   };
 }
 
-/** A feed server on loopback whose body a test can change between runs (no validators: always 200). */
-export async function feedServer(initial: string): Promise<{ url: string; set(body: string): void; close(): Promise<void> }> {
+/**
+ * A feed server on loopback whose body a test can change between runs (no validators: always 200),
+ * answering each request after `delayMs` when given; `fetches()` counts the requests it received.
+ */
+export async function feedServer(initial: string, opts: { delayMs?: number } = {}): Promise<{ url: string; set(body: string): void; fetches(): number; close(): Promise<void> }> {
   let body = initial;
+  let fetches = 0;
   const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' });
-    res.end(body);
+    fetches++;
+    const answer = () => res.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' }).end(body);
+    if (opts.delayMs === undefined) answer();
+    else setTimeout(answer, opts.delayMs);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/feed.ics`,
     set: (b) => void (body = b),
+    fetches: () => fetches,
     close: () => new Promise<void>((r) => {
       server.closeAllConnections();
       server.close(() => r());
