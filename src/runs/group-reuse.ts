@@ -62,6 +62,8 @@ export class GroupReuse {
   private records: Records = { v: 2, links: {}, groups: {} };
   /** The groups offered to the parser, with their recorded outcome. */
   private readonly offered = new Map<string, GroupRecord>();
+  /** The records as stored, read by schema (undefined: none, or unreadable). */
+  private stored?: Promise<Records | undefined>;
 
   constructor(state: StateStore, scope: { site: string; lang: string; source: string }) {
     this.state = state;
@@ -74,10 +76,9 @@ export class GroupReuse {
    * `snapshot`: the ledger's event entries, read while the feed is read (none: too many to hold).
    */
   async offer(window: { from: Date; to: Date }, snapshot: Promise<LedgerSnapshot | undefined>, writer: SiteWriter): Promise<Map<string, ReusedGroupMeta>> {
-    const [stored, known] = await Promise.all([this.state.get(this.key).catch(() => undefined), snapshot]);
-    const parsed = compiled(Records).safeParse(stored);
-    if (!parsed.success || !known) return new Map();
-    this.records = parsed.data;
+    const [records, known] = await Promise.all([this.read(), snapshot]);
+    if (!records || !known) return new Map();
+    this.records = records;
     const w = windowSeconds(window);
     const fits: Array<[string, GroupRecord]> = [];
     const linkKeys = new Set<string>();
@@ -94,6 +95,18 @@ export class GroupReuse {
       out.set(hash, { outcomes: r.outcomes, series: r.series, produced: r.produced, work: r.work, drafts: r.drafts.length });
     }
     return out;
+  }
+
+  /**
+   * Starts reading the records the offer needs. A run calls it before it fetches its feed, so the
+   * read (a few MB of JSON on a large feed) overlaps the fetch; a feed found unchanged leaves it unused.
+   */
+  read(): Promise<Records | undefined> {
+    this.stored ??= this.state.get(this.key).then((v) => {
+      const parsed = compiled(Records).safeParse(v);
+      return parsed.success ? parsed.data : undefined;
+    }, () => undefined);
+    return this.stored;
   }
 
   /** Each distinct link once, all of a kind together: its id now (undefined: missing, changed, or not in the table). */

@@ -104,6 +104,9 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   const facts = await checkSite(p.site, { write: !p.dryRun }, ctx, report);
   const zone = defaultZone(p.defaultTimezone, facts);
   const last = await lastRun(p, ctx, zone.zone);
+  // After a clean run the recorded UID groups are read while the feed is fetched (offerGroups).
+  const reuse = p.dryRun ? undefined : new GroupReuse(last.state, { site: p.site.key, lang: p.lang, source: p.sourceKey });
+  if (reuse && last.prev.clean === true) void reuse.read();
 
   await ctx.onProgress?.({ phase: 'fetch', done: 0 });
   const fetched = await fetchFeed(p, ctx, last);
@@ -131,7 +134,6 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
     status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal, keys,
   });
   const early = new EarlyPlan(writer, snapshot, guard, KNOWN_PER_BATCH, ctx.signal);
-  const reuse = p.dryRun ? undefined : new GroupReuse(last.state, { site: p.site.key, lang: p.lang, source: p.sourceKey });
   const run: WriteRun = { client, writer, gate, early, reuse };
   report.hold();
   try {
