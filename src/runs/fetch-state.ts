@@ -3,7 +3,19 @@ import type { Redis } from 'ioredis';
 /** Small JSON state per source (fetch validators, last processed time). Redis when there is one. */
 export interface StateStore {
   get<T>(key: string): Promise<T | undefined>;
+  /** The stored JSON text, not yet parsed (a caller that reads it early and parses it later). */
+  text(key: string): Promise<string | undefined>;
   set(key: string, value: unknown): Promise<void>;
+}
+
+/** Stored JSON text, parsed (undefined: none, or not JSON). */
+export function parsedState(text: string | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 export class RedisState implements StateStore {
@@ -14,8 +26,11 @@ export class RedisState implements StateStore {
     this.prefix = prefix;
   }
   async get<T>(key: string): Promise<T | undefined> {
-    const raw = await this.redis.get(`${this.prefix}:state:${key}`);
+    const raw = await this.text(key);
     return raw ? (JSON.parse(raw) as T) : undefined;
+  }
+  async text(key: string): Promise<string | undefined> {
+    return (await this.redis.get(`${this.prefix}:state:${key}`)) ?? undefined;
   }
   async set(key: string, value: unknown): Promise<void> {
     await this.redis.set(`${this.prefix}:state:${key}`, JSON.stringify(value));
@@ -27,6 +42,9 @@ export class MemoryState implements StateStore {
   async get<T>(key: string) {
     const raw = this.map.get(key);
     return raw ? (JSON.parse(raw) as T) : undefined;
+  }
+  async text(key: string) {
+    return this.map.get(key);
   }
   async set(key: string, value: unknown) {
     this.map.set(key, JSON.stringify(value));

@@ -7,7 +7,7 @@ import { compiled } from '../util/compiled.ts';
 import { keptTerms } from '../write/terms.ts';
 import type { GroupLinkDraft, GroupLinkKind, SiteWriter } from '../write/writer.ts';
 import type { RunReport } from '../report/report.ts';
-import type { StateStore } from './fetch-state.ts';
+import { parsedState, type StateStore } from './fetch-state.ts';
 
 /**
  * An ICS re-import that does not normalize the UID groups it wrote last time, unchanged. After a
@@ -62,8 +62,8 @@ export class GroupReuse {
   private records: Records = { v: 2, links: {}, groups: {} };
   /** The groups offered to the parser, with their recorded outcome. */
   private readonly offered = new Map<string, GroupRecord>();
-  /** The records as stored, read by schema (undefined: none, or unreadable). */
-  private stored?: Promise<Records | undefined>;
+  /** The records' JSON text as stored (undefined: none, or unreadable). */
+  private stored?: Promise<string | undefined>;
 
   constructor(state: StateStore, scope: { site: string; lang: string; source: string }) {
     this.state = state;
@@ -76,9 +76,10 @@ export class GroupReuse {
    * `snapshot`: the ledger's event entries, read while the feed is read (none: too many to hold).
    */
   async offer(window: { from: Date; to: Date }, snapshot: Promise<LedgerSnapshot | undefined>, writer: SiteWriter): Promise<Map<string, ReusedGroupMeta>> {
-    const [records, known] = await Promise.all([this.read(), snapshot]);
-    if (!records || !known) return new Map();
-    this.records = records;
+    const [text, known] = await Promise.all([this.read(), snapshot]);
+    const parsed = compiled(Records).safeParse(parsedState(text));
+    if (!parsed.success || !known) return new Map();
+    this.records = parsed.data;
     const w = windowSeconds(window);
     const fits: Array<[string, GroupRecord]> = [];
     const linkKeys = new Set<string>();
@@ -99,13 +100,11 @@ export class GroupReuse {
 
   /**
    * Starts reading the records the offer needs. A run calls it before it fetches its feed, so the
-   * read (a few MB of JSON on a large feed) overlaps the fetch; a feed found unchanged leaves it unused.
+   * transfer (a few MB on a large feed) overlaps the fetch; the offer parses them, beside the parser
+   * thread's reading. A feed found unchanged leaves them unused.
    */
-  read(): Promise<Records | undefined> {
-    this.stored ??= this.state.get(this.key).then((v) => {
-      const parsed = compiled(Records).safeParse(v);
-      return parsed.success ? parsed.data : undefined;
-    }, () => undefined);
+  read(): Promise<string | undefined> {
+    this.stored ??= this.state.text(this.key).catch(() => undefined);
     return this.stored;
   }
 
