@@ -168,7 +168,8 @@ function chooseHeader(opts: CsvOptions, first: RawRecord, second: RawRecord | un
 /** The column plan, or a refusal for a mapping that names nothing, misses a required field or the key. */
 function checkedPlan(opts: CsvOptions, headers: string[] | null, width: number): ColumnPlan {
   const file = opts.sourceName;
-  const { plan, problems } = planColumns(opts.kind, headers, width, opts.mapping ?? {});
+  const keyColumn = opts.key === undefined ? undefined : resolveColumn(opts.key, headers, width);
+  const { plan, problems } = planColumns(opts.kind, headers, width, opts.mapping ?? {}, keyColumn);
   for (const p of problems) {
     if (p.problem === 'unknown-field') {
       throw new CsvRefusedError(file, `mapping: '${p.target}' is not a field for ${opts.kind}`, `known fields: ${FIELDS[opts.kind].join(', ')}, ignore`);
@@ -179,7 +180,7 @@ function checkedPlan(opts: CsvOptions, headers: string[] | null, width: number):
   if (missing.length) {
     throw new CsvRefusedError(file, `no column maps to ${missing.join(' or ')} (columns: ${listColumns(plan.labels)})`, MAP_HINT);
   }
-  if (opts.key !== undefined && resolveColumn(opts.key, headers, width) === undefined) {
+  if (opts.key !== undefined && keyColumn === undefined) {
     throw new CsvRefusedError(file, `key column '${opts.key}' is not in this file`, `columns: ${listColumns(plan.labels)}`);
   }
   return plan;
