@@ -7,7 +7,7 @@ import { RunFailedError, type RunContext } from './context.ts';
 export interface OverlapRun {
   location: string;
   sourceKey: string;
-  site: { key: string };
+  site: { key: string; aliases?: readonly string[] };
   lang: string;
   allowOverlap?: boolean;
 }
@@ -24,9 +24,9 @@ export async function guardSourceOverlap(p: OverlapRun, items: readonly Normaliz
   if ((known ?? (await ledger.size('events'))) > 0) return undefined;
   const drafts = items.flatMap((it) => (it.ok ? [it.draft] : []));
   const scope = { site: p.site.key, language: p.lang, source: p.sourceKey };
-  const o = await findSourceOverlap(ctx.redis, ctx.prefix ?? 'calsync', scope, drafts);
+  const o = await findSourceOverlap(ctx.redis, ctx.prefix ?? 'calsync', scope, drafts, p.site.aliases);
   if (!o) return undefined;
-  const share = `${o.found} of ${o.sampled} sampled events`;
+  const share = `${o.found} of ${o.sampled} sampled events${o.site ? `, imported when the site was named "${o.site}"` : ''}`;
   if (!isSameFeed(o)) return `${share} of this source are also source "${o.source}"'s: those are created a second time under source "${p.sourceKey}" (--source ${o.source} would update them instead)`;
   throw new RunFailedError(
     'source-overlap',
