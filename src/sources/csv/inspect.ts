@@ -162,7 +162,21 @@ function chooseHeader(opts: CsvOptions, first: RawRecord, second: RawRecord | un
   if (looksLikeHtmlPage([first, ...rest].map((r) => r.fields.join(',')).join('\n'))) {
     throw new CsvRefusedError(opts.sourceName, 'this is a web page (HTML), not a CSV file', "check the URL: it may lead to a login or error page, or to the page that links to the file rather than the file's own download link");
   }
-  throw new CsvRefusedError(opts.sourceName, `no column header is recognized (line ${first.line}: ${preview(first.fields)})`, MAP_HINT);
+  throw new CsvRefusedError(opts.sourceName, `no column header is recognized (line ${first.line}: ${preview(first.fields)})`, delimiterHint(opts, first) ?? MAP_HINT);
+}
+
+const DELIMITER_NAMES: Record<string, string> = { ',': "','", ';': "';'", '\t': 'tab', '|': 'pipe' };
+
+/**
+ * A `--delimiter` given by the user that leaves the header unknown while another delimiter splits
+ * it into known columns: that delimiter is the mistake, not a missing mapping.
+ */
+function delimiterHint(opts: CsvOptions, first: RawRecord): string | undefined {
+  const given = opts.delimiter;
+  if (!given || given === 'auto') return undefined;
+  const line = first.fields.join(given);
+  const other = Object.keys(DELIMITER_NAMES).find((d) => d !== given && headerHits(opts.kind, line.split(d), opts.mapping ?? {}) > 0);
+  return other === undefined ? undefined : `the header splits into known columns at ${DELIMITER_NAMES[other]}: pass --delimiter ${DELIMITER_NAMES[other]} (or auto)`;
 }
 
 /** The column plan, or a refusal for a mapping that names nothing, misses a required field or the key. */
