@@ -82,7 +82,7 @@ export function resolveSite(nameOrUrl: string, config?: CalsyncConfig, opts: { n
   const fromConfig = config?.sites.find((s) => s.name === nameOrUrl);
   if (fromConfig) {
     const site = fromSiteConfig(fromConfig, env, opts.namespace);
-    return { ...site, aliases: aliasesOf(site.key, site.connection.restRoot, site.connection.namespace, config) };
+    return { ...site, aliases: aliasesOf(site.key, site.connection.restRoot, opts.namespace ?? fromConfig.namespace, config) };
   }
   if (!/^https?:\/\//.test(nameOrUrl)) throw new UnknownSiteError(nameOrUrl, config?.sites.map((s) => s.name) ?? []);
   const url = new URL(nameOrUrl);
