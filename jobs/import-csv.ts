@@ -30,7 +30,7 @@ export function resolveCsvPayload(payload: ImportCsvPayload, config: CalsyncConf
   // Only config sources' allow lists exempt a feed from the SSRF guard.
   if ('location' in payload) return { ...payload, allow: [], configured: false };
   const s = config.sources.find((x) => x.name === payload.source);
-  if (!s || s.kind !== 'csv') throw new UnknownConfigEntryError(`no CSV source named "${payload.source}" in the config`);
+  if (!s || s.kind !== 'csv') throw new UnknownConfigEntryError(`no CSV source named "${payload.source}"`);
   return { ...csvOptionsFromSource(s), dryRun: payload.dryRun ?? false, configured: true };
 }
 
