@@ -8,7 +8,8 @@ import { openQueues, startWorkers } from '../../queue/worker.ts';
 import { bullConnection } from '../../queue/connection.ts';
 import { planUnits, waitForRun, warnIfNoWorker } from '../../queue/follow.ts';
 import { exportSummary, isExportSummary } from '../../export/summary.ts';
-import { formatReport, reportExitCode, type ReportJson } from '../../report/report.ts';
+import { reportExitCode, type ReportJson } from '../../report/report.ts';
+import { reportText } from '../outcome.ts';
 import { createLogger, type Logger } from '../../util/log.ts';
 import { terminalSafe } from '../../util/terminal.ts';
 import { ProgressLine } from '../progress.ts';
@@ -162,7 +163,7 @@ function pausedRun(result: unknown): { name: string; lastError: string } | undef
 
 /** A finished job's result as text: a run report, an export's feed files, a paused source, else its JSON. */
 function resultText(result: unknown): string {
-  if ((result as ReportJson | undefined)?.counts) return formatReport(result as ReportJson);
+  if ((result as ReportJson | undefined)?.counts) return reportText(result as ReportJson);
   if (isExportSummary(result)) return exportSummary(result);
   const paused = pausedRun(result);
   if (paused) {
