@@ -26,11 +26,13 @@ export async function guardSourceOverlap(p: OverlapRun, items: readonly Normaliz
   const scope = { site: p.site.key, language: p.lang, source: p.sourceKey };
   const o = await findSourceOverlap(ctx.redis, ctx.prefix ?? 'calsync', scope, drafts, p.site.aliases);
   if (!o) return undefined;
-  const share = `${o.found} of ${o.sampled} sampled events${o.site ? `, imported when the site was named "${o.site}"` : ''}`;
-  if (!isSameFeed(o)) return `${share} of this source are also source "${o.source}"'s: those are created a second time under source "${p.sourceKey}" (--source ${o.source} would update them instead)`;
+  const share = `${o.found} of ${o.sampled} sampled events`;
+  // Found under the site's other key (its URL's, or a config name for the same REST root).
+  const where = o.site ? ` (on this site under its other name "${o.site}")` : '';
+  if (!isSameFeed(o)) return `${share} of this source are also source "${o.source}"'s${where}: those are created a second time under source "${p.sourceKey}" (--source ${o.source} would update them instead)`;
   throw new RunFailedError(
     'source-overlap',
-    `${p.location} was already imported as source "${o.source}" (${share} found there); importing it as source "${p.sourceKey}" would create its events a second time. ` +
+    `${p.location} was already imported as source "${o.source}"${where} (${share} found there); importing it as source "${p.sourceKey}" would create its events a second time. ` +
       `Rerun with --source ${o.source} (a config source: name it "${o.source}") to update them, or with --allow-overlap to import a second copy.`,
   );
 }
