@@ -139,7 +139,7 @@ export const importCsvFinishJob = defineJob({
     if (ref.defaultTimezone) report.defaultTimezone = ref.defaultTimezone;
     let omitted = 0;
     for (const value of Object.values(await job.getChildrenValues<QueuedChunkResult>())) {
-      report.merge(value.report);
+      report.mergeChunk(value.report, params.kind);
       omitted += value.omitted ?? 0;
     }
     // Chunks that failed every attempt: their rows are failed items, nothing silently lost.
