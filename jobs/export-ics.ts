@@ -15,7 +15,7 @@ export const exportIcsJob = defineJob({
   historyName: (p) => p.export,
   async process(job, payload, deps, signal): Promise<ExportResult> {
     const e = deps.config.exports.find((x) => x.name === payload.export);
-    if (!e) throw new UnknownConfigEntryError(`no export named "${payload.export}" in the config`);
+    if (!e) throw new UnknownConfigEntryError(`no export named "${payload.export}"`);
     const params = exportParams(e, deps.config);
     return runIcsExport(params, runContext(deps, { runId: job.id, signal, logFields: { jobId: job.id, export: e.name }, onProgress: (p) => job.updateProgress(p) }));
   },

@@ -20,7 +20,7 @@ export function resolveIcsPayload(payload: ImportIcsPayload, config: CalsyncConf
   // Only config sources' allow lists exempt a feed from the SSRF guard.
   if ('location' in payload) return { ...payload, allow: [] };
   const src = config.sources.find((s) => s.name === payload.source);
-  if (!src || src.kind !== 'ics') throw new UnknownConfigEntryError(`no ICS source named "${payload.source}" in the config`);
+  if (!src || src.kind !== 'ics') throw new UnknownConfigEntryError(`no ICS source named "${payload.source}"`);
   return { ...icsOptionsFromSource(src), dryRun: payload.dryRun ?? false };
 }
 

@@ -15,7 +15,7 @@ export type SyncSitePayload = z.infer<typeof SyncSitePayload>;
 export function resolveSyncPayload(p: SyncSitePayload, config: CalsyncConfig): SyncOptions & { name: string } {
   if ('from' in p) return { ...p, name: `${p.from}->${p.to}` };
   const s = config.syncs.find((x) => x.name === p.sync);
-  if (!s) throw new UnknownConfigEntryError(`no sync named "${p.sync}" in the config`);
+  if (!s) throw new UnknownConfigEntryError(`no sync named "${p.sync}"`);
   return { ...syncOptionsFromConfig(s), dryRun: p.dryRun ?? false, name: s.name };
 }
 

@@ -1,5 +1,5 @@
 import { RunFailedError } from '../runs/context.ts';
-import { RunReport, type ReportJson } from '../report/report.ts';
+import { formatReport, RunReport, type ReportJson } from '../report/report.ts';
 
 export interface RunLabel {
   kind: string;
@@ -7,6 +7,11 @@ export interface RunLabel {
   site: string;
   language: string;
   dryRun: boolean;
+}
+
+/** A run report as text, with where a CSV run's rejected rows went (inline and queued runs alike). */
+export function reportText(report: ReportJson & { rejectsFile?: string }): string {
+  return `${formatReport(report)}${report.rejectsFile ? `\n  rejected rows written to ${report.rejectsFile}` : ''}`;
 }
 
 /** A stable code for a failure: the error's own (src/errors/codes.ts, or the site's for an ApiError). */

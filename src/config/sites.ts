@@ -8,6 +8,12 @@ import { CalsyncError } from '../errors/calsync-error.ts';
 /** A site the worker can talk to: its connection (with credentials) and a stable key for Redis state. */
 export interface ResolvedSite {
   key: string;
+  /**
+   * The other keys this site's state may be kept under: the key of its REST root and namespace and
+   * the config's names for that same site (a CLI trial by URL, then a config site by name). Read
+   * only to find a feed another source key already imported (src/write/source-overlap.ts).
+   */
+  aliases?: string[];
   name: string;
   connection: SiteConnection;
   languages: Language[];
@@ -60,6 +66,13 @@ export function siteKeyFor(restRoot: string, namespace: string): string {
   return slugify(`${u.hostname}-${u.port}${u.pathname}-${namespace}`, 120);
 }
 
+/** The keys other than `key` under which a site with this REST root and namespace may have state. */
+function aliasesOf(key: string, restRoot: string, namespace: string, config?: CalsyncConfig): string[] {
+  const urlKey = siteKeyFor(restRoot, namespace);
+  const names = (config?.sites ?? []).filter((s) => siteKeyFor(s.restRoot.replace(/\/+$/, ''), s.namespace) === urlKey).map((s) => s.name);
+  return [...new Set([urlKey, ...names])].filter((k) => k !== key);
+}
+
 /**
  * Resolves `--site` (a config site name or a REST root URL). Credentials come from the config's
  * env references or CALSYNC_USER/CALSYNC_PASSWORD/CALSYNC_TOKEN — never from a flag or a job payload.
@@ -67,14 +80,19 @@ export function siteKeyFor(restRoot: string, namespace: string): string {
 export function resolveSite(nameOrUrl: string, config?: CalsyncConfig, opts: { namespace?: string; env?: NodeJS.ProcessEnv } = {}): ResolvedSite {
   const env = opts.env ?? process.env;
   const fromConfig = config?.sites.find((s) => s.name === nameOrUrl);
-  if (fromConfig) return fromSiteConfig(fromConfig, env, opts.namespace);
+  if (fromConfig) {
+    const site = fromSiteConfig(fromConfig, env, opts.namespace);
+    return { ...site, aliases: aliasesOf(site.key, site.connection.restRoot, opts.namespace ?? fromConfig.namespace, config) };
+  }
   if (!/^https?:\/\//.test(nameOrUrl)) throw new UnknownSiteError(nameOrUrl, config?.sites.map((s) => s.name) ?? []);
   const url = new URL(nameOrUrl);
   if (url.username || url.password) throw new InlineCredentialsError();
   const namespace = opts.namespace ?? 'calendar/events/v1';
   const restRoot = nameOrUrl.replace(/\/+$/, '');
+  const key = siteKeyFor(restRoot, namespace);
   return {
-    key: siteKeyFor(restRoot, namespace),
+    key,
+    aliases: aliasesOf(key, restRoot, namespace, config),
     name: url.host,
     connection: { restRoot, namespace, auth: authFromEnv(env) },
     languages: ['en'],

@@ -139,6 +139,8 @@ export const UnrecoverableCode = ErrorCodeSchema.extract([
   'ics-time-limit',
   'job-kind-unknown',
   'job-payload-invalid',
+  // The worker's config is read once, at its start: a retry meets the same config.
+  'config-entry-unknown',
   'run-state-missing',
   'run-state-invalid',
 ]);

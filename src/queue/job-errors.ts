@@ -39,8 +39,15 @@ export class CsvChunkMissingError extends CalsyncError {
   readonly code = 'csv-chunk-missing';
 }
 
-/** A job names a source, export or sync its worker's config does not declare. */
+/**
+ * A job names a source, export or sync its worker's config does not declare. `what`: `no CSV
+ * source named "x"`. The worker read the file when it started, so an entry added since (which
+ * `calsync enqueue` already accepts) needs a restart: the message says so.
+ */
 export class UnknownConfigEntryError extends CalsyncError {
   override name = 'UnknownConfigEntryError';
   readonly code = 'config-entry-unknown';
+  constructor(what: string) {
+    super(`${what} in the worker's config (read when the worker started: restart \`calsync worker\` after adding it to the file)`);
+  }
 }

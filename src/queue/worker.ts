@@ -42,8 +42,11 @@ export interface RunningWorkers {
 
 /** BullMQ's reason when a job was taken over more than maxStalledCount times (its worker kept dying). */
 const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
-/** Failures that are not a run of the source (the queued job itself is malformed): kept out of the run history. */
-const NOT_A_RUN: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['job-kind-unknown', 'job-payload-invalid']);
+/**
+ * Failures that are not a run of the source (the queued job itself is malformed, or names a source
+ * this worker's config does not have): kept out of the run history, so they never pause a source.
+ */
+const NOT_A_RUN: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['job-kind-unknown', 'job-payload-invalid', 'config-entry-unknown']);
 
 /** What every part of a worker process shares. */
 interface WorkerContext {

@@ -59,6 +59,9 @@ export const ReportJson = z.object({
 });
 export type ReportJson = z.infer<typeof ReportJson>;
 
+/** Which of two outcomes a record reported by two CSV chunks keeps (RunReport.mergeChunk). */
+const OUTCOME_RANK: Readonly<Record<ItemReport['outcome'], number>> = { failed: 5, created: 4, updated: 3, unchanged: 2, skipped: 1, retired: 0 };
+
 const emptyCounts = (): Counts => ({ read: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, retired: 0 });
 
 /**
@@ -162,6 +165,43 @@ export class RunReport {
     for (const w of other.warnings) this.warnings.push(w);
     for (const l of other.linked ?? []) this.linkExisting(l);
     if (other.requests) this.countRequests({ requests: other.requests.total, retries: other.requests.retries, throttled: other.requests.throttled });
+  }
+
+  /** `kind:siteId` (else `kind:slug`) → index in `items` of a linked record a CSV chunk reported (mergeChunk). */
+  readonly #linkedAt = new Map<string, number>();
+
+  /**
+   * Folds a CSV chunk's report. A venue, organizer or term that several chunks resolve is one
+   * record, so it is one item, with the strongest outcome any chunk gave it (failed, created,
+   * updated, then unchanged, skipped), not one per chunk (600 rows in two chunks naming one
+   * category read "categories read 2"). Items of `rowKind`, the file's own rows, are never merged.
+   */
+  mergeChunk(other: ReportJson, rowKind: ItemKind): void {
+    const start = this.items.length;
+    this.merge(other);
+    const kept: ItemReport[] = [];
+    const at = (i: number): ItemReport => (i < start ? this.items[i]! : kept[i - start]!);
+    for (let i = start; i < this.items.length; i++) {
+      const item = this.items[i]!;
+      const id = item.siteId ?? item.slug;
+      const key = item.kind === rowKind || id === undefined || id === '' ? undefined : `${item.kind}:${id}`;
+      const seen = key === undefined ? undefined : this.#linkedAt.get(key);
+      if (seen === undefined) {
+        if (key !== undefined) this.#linkedAt.set(key, start + kept.length);
+        kept.push(item);
+        continue;
+      }
+      const prev = at(seen);
+      const loser = OUTCOME_RANK[item.outcome] > OUTCOME_RANK[prev.outcome] ? prev : item;
+      if (loser === prev) {
+        if (seen < start) this.items[seen] = item;
+        else kept[seen - start] = item;
+      }
+      this.counts[item.kind][loser.outcome]--;
+      this.counts[item.kind].read--;
+    }
+    this.items.length = start;
+    for (const item of kept) this.items.push(item);
   }
 
   /**

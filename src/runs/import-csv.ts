@@ -250,7 +250,7 @@ async function importCsv(input: CsvImportParams, ctx: RunContext, total: RunRepo
       if (shared) total.warn(shared);
       if (readsDefaultZone(chunk)) total.defaultTimezone = zone;
       const r = await processChunk(p, chunk, ctx);
-      total.merge(r.report);
+      total.mergeChunk(r.report, p.kind);
       await rejects?.spool(chunk.index, r.rejects);
       n = chunk.index + 1;
       done += chunk.items.length;

@@ -7,7 +7,7 @@ import { RunFailedError, type RunContext } from './context.ts';
 export interface OverlapRun {
   location: string;
   sourceKey: string;
-  site: { key: string };
+  site: { key: string; aliases?: readonly string[] };
   lang: string;
   allowOverlap?: boolean;
 }
@@ -24,13 +24,15 @@ export async function guardSourceOverlap(p: OverlapRun, items: readonly Normaliz
   if ((known ?? (await ledger.size('events'))) > 0) return undefined;
   const drafts = items.flatMap((it) => (it.ok ? [it.draft] : []));
   const scope = { site: p.site.key, language: p.lang, source: p.sourceKey };
-  const o = await findSourceOverlap(ctx.redis, ctx.prefix ?? 'calsync', scope, drafts);
+  const o = await findSourceOverlap(ctx.redis, ctx.prefix ?? 'calsync', scope, drafts, p.site.aliases);
   if (!o) return undefined;
   const share = `${o.found} of ${o.sampled} sampled events`;
-  if (!isSameFeed(o)) return `${share} of this source are also source "${o.source}"'s: those are created a second time under source "${p.sourceKey}" (--source ${o.source} would update them instead)`;
+  // Found under the site's other key (its URL's, or a config name for the same REST root).
+  const where = o.site ? ` (on this site under its other name "${o.site}")` : '';
+  if (!isSameFeed(o)) return `${share} of this source are also source "${o.source}"'s${where}: those are created a second time under source "${p.sourceKey}" (--source ${o.source} would update them instead)`;
   throw new RunFailedError(
     'source-overlap',
-    `${p.location} was already imported as source "${o.source}" (${share} found there); importing it as source "${p.sourceKey}" would create its events a second time. ` +
+    `${p.location} was already imported as source "${o.source}"${where} (${share} found there); importing it as source "${p.sourceKey}" would create its events a second time. ` +
       `Rerun with --source ${o.source} (a config source: name it "${o.source}") to update them, or with --allow-overlap to import a second copy.`,
   );
 }

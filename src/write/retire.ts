@@ -31,6 +31,11 @@ export interface RetireOptions {
   /** Largest share of a source's events one run may retire. @defaultValue 0.5 */
   maxShare?: number;
   force?: boolean;
+  /**
+   * `--on-edit preserve`: an event edited on the site since calsync last wrote it (its
+   * `modified_utc` past the ledger's) is left alone and named in a warning, not retired.
+   */
+  preserveEdits?: boolean;
   dryRun?: boolean;
   concurrency?: number;
 }
@@ -51,8 +56,8 @@ export class MassRetireRefusedError extends CalsyncError {
   }
 }
 
-/** A ledger entry retirement may act on: its slug and the site id the ledger holds for it. */
-type Target = [slug: string, id: number];
+/** A ledger entry retirement may act on: its slug, the site id the ledger holds for it, and its `modified_utc` after calsync's write. */
+type Target = [slug: string, id: number, modified?: string];
 
 /**
  * Applies the retire policy to ledger entries this source wrote that it no longer lists (inside
@@ -84,35 +89,40 @@ export async function retireVanished(o: RetireOptions): Promise<void> {
   } else {
     targets = [...cancelled, ...vanished];
   }
-  await mapConcurrent(targets, o.concurrency ?? 8, async ([slug, id]) => {
-    const why = o.cancelled.has(slug) ? 'cancelled in the source' : 'no longer in the source';
+  await mapConcurrent(targets, o.concurrency ?? 8, (t) => retireOne(o, summary, t));
+}
+
+/** Retires one target by the policy, unless `preserveEdits` finds it edited on the site since calsync wrote it. */
+async function retireOne(o: RetireOptions, summary: NonNullable<RunReport['retire']>, [slug, id, modified]: Target): Promise<void> {
+  const { ledger, report, policy } = o;
+  const why = o.cancelled.has(slug) ? 'cancelled in the source' : 'no longer in the source';
+  try {
+    // The record is read when the policy needs it (draft keeps its fields) or an edit must be seen.
+    const rec = (policy === 'draft' && !o.dryRun) || o.preserveEdits ? await o.client.events.get(id, { lang: o.lang }) : undefined;
+    if (o.preserveEdits && modified && rec?.modified_utc && rec.modified_utc > modified) {
+      report.warn(`${slug} (site id ${id}) was edited on the site at ${rec.modified_utc} UTC, after calsync last wrote it: ${why}, but not retired (--on-edit preserve)`);
+      return;
+    }
     if (o.dryRun) {
       report.add({ kind: 'events', slug, siteId: id, outcome: 'retired', reason: `${why}; would be ${policy === 'draft' ? 'set to draft' : 'trashed'} (dry run)` });
       summary.retired++;
       return;
     }
-    try {
-      if (policy === 'draft') {
-        const rec = await o.client.events.get(id, { lang: o.lang });
-        await o.client.events.update(id, { ...recordToBody(rec), status: 'draft' }, { lang: o.lang });
-        await ledger.remove('events', slug);
-      } else {
-        await o.client.events.delete(id, { lang: o.lang });
-        await ledger.remove('events', slug);
-      }
+    if (policy === 'draft') await o.client.events.update(id, { ...recordToBody(rec!), status: 'draft' }, { lang: o.lang });
+    else await o.client.events.delete(id, { lang: o.lang });
+    await ledger.remove('events', slug);
+    summary.retired++;
+    report.add({ kind: 'events', slug, siteId: id, outcome: 'retired', reason: `${why}; ${policy === 'draft' ? 'set to draft' : 'moved to trash'}` });
+  } catch (err) {
+    if (isGone(err)) {
+      if (!o.dryRun) await ledger.remove('events', slug);
       summary.retired++;
-      report.add({ kind: 'events', slug, siteId: id, outcome: 'retired', reason: `${why}; ${policy === 'draft' ? 'set to draft' : 'moved to trash'}` });
-    } catch (err) {
-      if (isGone(err)) {
-        await ledger.remove('events', slug);
-        summary.retired++;
-        report.add({ kind: 'events', slug, siteId: id, outcome: 'retired', reason: `${why}; already deleted on the site` });
-      } else {
-        summary.failed++;
-        report.warn(`could not retire ${slug} (site id ${id}): ${(err as Error).message}`);
-      }
+      report.add({ kind: 'events', slug, siteId: id, outcome: 'retired', reason: `${why}; already deleted on the site` });
+    } else {
+      summary.failed++;
+      report.warn(`could not retire ${slug} (site id ${id}): ${(err as Error).message}`);
     }
-  });
+  }
 }
 
 /**
@@ -131,8 +141,8 @@ async function candidates(o: RetireOptions): Promise<{ vanished: Target[]; cance
     if (o.seen.has(slug) && !o.cancelled.has(slug)) return void listed.push(entry);
     const e = entry();
     if (!e) return;
-    if (o.cancelled.has(slug)) cancelled.push([slug, e.id]);
-    else if (covers(e)) vanished.push([slug, e.id]);
+    if (o.cancelled.has(slug)) cancelled.push([slug, e.id, e.modified]);
+    else if (covers(e)) vanished.push([slug, e.id, e.modified]);
   };
   const view = o.entries;
   if (view) for (const slug of view.slugs()) sort(slug, () => view.get(slug));
@@ -150,7 +160,7 @@ async function stillHeld(ledger: Ledger, vanished: Target[], cancelled: Target[]
   const now = await ledger.getMany('events', [...vanished, ...cancelled].map(([slug]) => slug));
   const held = (list: Target[]): Target[] => list.flatMap(([slug]) => {
     const e = now.get(slug);
-    return e ? [[slug, e.id] as Target] : [];
+    return e ? [[slug, e.id, e.modified] as Target] : [];
   });
   return { vanished: held(vanished), cancelled: held(cancelled) };
 }

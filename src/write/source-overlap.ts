@@ -14,6 +14,8 @@ import { ledgerKey, type LedgerScope } from './ledger.ts';
 /** Another source of the same site and language whose ledger holds some of these drafts. */
 export interface SourceOverlap {
   source: string;
+  /** The site key that source's ledger is under, when it is one of the site's aliases. */
+  site?: string;
   /** Sampled drafts found in that source's ledger. */
   found: number;
   sampled: number;
@@ -53,16 +55,25 @@ export async function otherSources(redis: Redis, prefix: string, scope: LedgerSc
   return [...found].slice(0, MAX_SOURCES);
 }
 
-/** The other source holding the most of a sample of these drafts, if any holds one. */
-export async function findSourceOverlap(redis: Redis, prefix: string, scope: LedgerScope, drafts: readonly EventDraft[]): Promise<SourceOverlap | undefined> {
+/**
+ * The other source holding the most of a sample of these drafts, if any holds one. `aliases`: the
+ * site's other keys (src/config/sites.ts), searched too: the same site named by its URL on the
+ * command line and by a config name keeps two sets of ledgers, and a feed tried under one is still
+ * the same events under the other. The same source key under an alias is not another source: its
+ * slugs are this run's, so its events are updated in place.
+ */
+export async function findSourceOverlap(redis: Redis, prefix: string, scope: LedgerScope, drafts: readonly EventDraft[], aliases: readonly string[] = []): Promise<SourceOverlap | undefined> {
   if (drafts.length === 0) return undefined;
   const sample = spread(drafts, SAMPLE);
   let best: SourceOverlap | undefined;
-  for (const source of await otherSources(redis, prefix, scope)) {
-    const slugs = sample.map((d) => slugFor(source, d.identity));
-    const replies = await redis.hmget(ledgerKey({ ...scope, source }, 'events', prefix), ...slugs);
-    const found = replies.filter((r) => r !== null).length;
-    if (found > 0 && (!best || found > best.found)) best = { source, found, sampled: sample.length };
+  for (const site of [scope.site, ...aliases]) {
+    const at = { ...scope, site };
+    for (const source of await otherSources(redis, prefix, at)) {
+      const slugs = sample.map((d) => slugFor(source, d.identity));
+      const replies = await redis.hmget(ledgerKey({ ...at, source }, 'events', prefix), ...slugs);
+      const found = replies.filter((r) => r !== null).length;
+      if (found > 0 && (!best || found > best.found)) best = { source, found, sampled: sample.length, ...(site === scope.site ? {} : { site }) };
+    }
   }
   return best;
 }

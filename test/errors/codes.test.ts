@@ -49,7 +49,7 @@ const PURPOSEFUL: Record<string, () => Error> = {
   JobStateMissingError: () => new JobStateMissingError('gone'),
   CsvChunkMissingError: () => new CsvChunkMissingError('gone'),
   StoredStateError: () => new StoredStateError('run-state-invalid', 'k', 'not what the planner stored'),
-  UnknownConfigEntryError: () => new UnknownConfigEntryError('no export named "x" in the config'),
+  UnknownConfigEntryError: () => new UnknownConfigEntryError('no export named "x"'),
   DateSpecError: () => new DateSpecError('"x" is not a date'),
   InlineCredentialsError: () => new InlineCredentialsError(),
   ServePasswordMissingError: () => new ServePasswordMissingError('DASH_PW'),

@@ -56,8 +56,8 @@ describe('the worker ends a job at once on an unrecoverable code (src/errors/cod
 
   const retried = { attempts: 3, backoff: { type: 'fixed', delay: 0 } };
 
-  /** A malformed job is no run of its source: it stays out of the history (and the auto-pause count). */
-  const notARun = new Set<string>(['job-kind-unknown', 'job-payload-invalid']);
+  /** A malformed job, or one naming a source the worker's config lacks, is no run of its source: it stays out of the history (and the auto-pause count). */
+  const notARun = new Set<string>(['job-kind-unknown', 'job-payload-invalid', 'config-entry-unknown']);
 
   it.each(UnrecoverableCode.options)('%s fails the job on its first attempt, with its message, recorded as one failed run (unless the job is malformed)', async (code) => {
     const job = await queue.add('failing', { code }, retried);

@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { runCsvImport } from '../../runs/import-csv.ts';
 import { CSV_DEFAULTS, CsvImportOptions, csvParams } from '../../runs/options/import-csv.ts';
-import { formatReport, reportExitCode, type ReportJson } from '../../report/report.ts';
+import { reportExitCode } from '../../report/report.ts';
+import { reportText } from '../outcome.ts';
 import { runInline, type GlobalOptions } from '../runtime.ts';
 import { intOption, splitList } from '../options.ts';
 import { OptionsError, parseOptions } from '../validate.ts';
@@ -55,7 +56,7 @@ export function registerImportCsv(importCmd: Command, globals: () => GlobalOptio
         options: () => optionsFromFlags(location, o),
         params: (options, config) => csvParams(options, config, { allowFiles: true }),
         run: runCsvImport,
-        text: (report: ReportJson & { rejectsFile?: string }) => `${formatReport(report)}${report.rejectsFile ? `\n  rejected rows written to ${report.rejectsFile}` : ''}`,
+        text: reportText,
         exitCode: reportExitCode,
       }),
     );

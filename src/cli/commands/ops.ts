@@ -24,7 +24,7 @@ function configuredNames(config: CalsyncConfig): Set<string> {
 export function registerOps(program: Command, globals: () => GlobalOptions, setExit: (code: number) => void): void {
   program
     .command('runs')
-    .description('Show the run history of sources, exports and syncs (counts, failures with reasons, duration)')
+    .description('Show the run history of queued sources, exports and syncs (counts, failures with reasons, duration)')
     .option('--source <name>', 'only this source/export/sync')
     .option('--limit <n>', 'runs per name', intOption, 10)
     .option('--json', 'JSON output')
@@ -50,7 +50,8 @@ export function registerOps(program: Command, globals: () => GlobalOptions, setE
           process.stdout.write(`${r.startedAt} ${r.name} ${r.kind} ${r.status.toUpperCase()} ${(r.durationMs / 1000).toFixed(1)}s ${counts}${r.error ? ` — ${r.error}` : ''}\n`);
           for (const f of r.failures.slice(0, 5)) process.stdout.write(`    failed ${f.kind} ${f.ref ?? f.slug ?? ''}: ${f.reason}\n`);
         }
-        if (runs.length === 0) process.stdout.write('no runs recorded yet\n');
+        // Inline commands print their report and record nothing: an empty history must not read as "nothing ran".
+        if (runs.length === 0) process.stdout.write('no runs recorded yet: the history holds queued runs (`calsync enqueue`, a worker\'s schedules); inline `import`, `sync` and `export` commands print their report and are not recorded\n');
       } finally {
         await stop();
       }

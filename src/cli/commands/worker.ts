@@ -8,7 +8,8 @@ import { openQueues, startWorkers } from '../../queue/worker.ts';
 import { bullConnection } from '../../queue/connection.ts';
 import { planUnits, waitForRun, warnIfNoWorker } from '../../queue/follow.ts';
 import { exportSummary, isExportSummary } from '../../export/summary.ts';
-import { formatReport, reportExitCode, type ReportJson } from '../../report/report.ts';
+import { reportExitCode, type ReportJson } from '../../report/report.ts';
+import { reportText } from '../outcome.ts';
 import { createLogger, type Logger } from '../../util/log.ts';
 import { terminalSafe } from '../../util/terminal.ts';
 import { ProgressLine } from '../progress.ts';
@@ -139,7 +140,8 @@ async function followJob(job: Job, queue: Queue, events: QueueEvents, where: str
     const result = (await waitForRun(job, queue, events, { onPlanned: (p) => (units = { ...planUnits(p), done: 0 }) })) as ReportJson;
     progress.done();
     process.stdout.write(`${json ? JSON.stringify(result, null, 2) : resultText(result)}\n`);
-    setExit(result?.counts ? reportExitCode(result) : 0);
+    // A paused source's job ends without running (src/queue/worker.ts): not "nothing failed".
+    setExit(result?.counts ? reportExitCode(result) : pausedRun(result) ? 1 : 0);
   } catch (err) {
     progress.done();
     process.stderr.write(`job ${job.id} failed: ${terminalSafe((err as Error).message, { multiline: true })}\n`);
@@ -153,9 +155,19 @@ function count(changes: { action: string }[], action: string): number {
   return changes.filter((c) => c.action === action).length;
 }
 
-/** A finished job's result as text: a run report, an export's feed files, else its JSON. */
+/** What the worker returns for a job of a paused source, which it skips (src/queue/worker.ts). */
+function pausedRun(result: unknown): { name: string; lastError: string } | undefined {
+  const r = result as { paused?: unknown; name?: unknown; lastError?: unknown } | undefined;
+  return r?.paused === true && typeof r.name === 'string' ? { name: r.name, lastError: String(r.lastError ?? '') } : undefined;
+}
+
+/** A finished job's result as text: a run report, an export's feed files, a paused source, else its JSON. */
 function resultText(result: unknown): string {
-  if ((result as ReportJson | undefined)?.counts) return formatReport(result as ReportJson);
+  if ((result as ReportJson | undefined)?.counts) return reportText(result as ReportJson);
   if (isExportSummary(result)) return exportSummary(result);
+  const paused = pausedRun(result);
+  if (paused) {
+    return `${paused.name} is paused after failing several runs in a row (last error: ${terminalSafe(paused.lastError, { multiline: true })}): the worker skipped this run, nothing was written.\n  resume with: calsync resume ${paused.name}`;
+  }
   return JSON.stringify(result);
 }

@@ -191,13 +191,15 @@ export function columnLabels(headers: string[] | null, width: number): string[] 
 
 /**
  * Auto-mapping plus the user's mapping. The user's entries win; when two columns claim one field,
- * the first keeps it and the other is reported as unmapped (never silently merged).
+ * the first keeps it and the other is reported as unmapped (never silently merged). `keyColumn`
+ * (the `--key` column) is used as the rows' identity, so it is not reported as unmapped either.
  */
 export function planColumns(
   kind: CsvKind,
   headers: string[] | null,
   width: number,
   userMapping: Record<string, string> = {},
+  keyColumn?: number,
 ): { plan: ColumnPlan; problems: MappingProblem[] } {
   const labels = columnLabels(headers, width);
   const fields: (string | null)[] = new Array(width).fill(null);
@@ -236,7 +238,7 @@ export function planColumns(
   for (let i = 0; i < width; i++) {
     const f = fields[i];
     if (f) mapping[labels[i]!] = f;
-    else if (!(explicit.has(i) && userMappingIgnores(kind, userMapping, i, headers, width))) unmapped.push(labels[i]!);
+    else if (i !== keyColumn && !(explicit.has(i) && userMappingIgnores(kind, userMapping, i, headers, width))) unmapped.push(labels[i]!);
   }
   return { plan: { fields, labels, mapping, unmapped: capLabels(unmapped) }, problems };
 }

@@ -162,13 +162,28 @@ function chooseHeader(opts: CsvOptions, first: RawRecord, second: RawRecord | un
   if (looksLikeHtmlPage([first, ...rest].map((r) => r.fields.join(',')).join('\n'))) {
     throw new CsvRefusedError(opts.sourceName, 'this is a web page (HTML), not a CSV file', "check the URL: it may lead to a login or error page, or to the page that links to the file rather than the file's own download link");
   }
-  throw new CsvRefusedError(opts.sourceName, `no column header is recognized (line ${first.line}: ${preview(first.fields)})`, MAP_HINT);
+  throw new CsvRefusedError(opts.sourceName, `no column header is recognized (line ${first.line}: ${preview(first.fields)})`, delimiterHint(opts, first) ?? MAP_HINT);
+}
+
+const DELIMITER_NAMES: Record<string, string> = { ',': "','", ';': "';'", '\t': 'tab', '|': 'pipe' };
+
+/**
+ * A `--delimiter` given by the user that leaves the header unknown while another delimiter splits
+ * it into known columns: that delimiter is the mistake, not a missing mapping.
+ */
+function delimiterHint(opts: CsvOptions, first: RawRecord): string | undefined {
+  const given = opts.delimiter;
+  if (!given || given === 'auto') return undefined;
+  const line = first.fields.join(given);
+  const other = Object.keys(DELIMITER_NAMES).find((d) => d !== given && headerHits(opts.kind, line.split(d), opts.mapping ?? {}) > 0);
+  return other === undefined ? undefined : `the header splits into known columns at ${DELIMITER_NAMES[other]}: pass --delimiter ${DELIMITER_NAMES[other]} (or auto)`;
 }
 
 /** The column plan, or a refusal for a mapping that names nothing, misses a required field or the key. */
 function checkedPlan(opts: CsvOptions, headers: string[] | null, width: number): ColumnPlan {
   const file = opts.sourceName;
-  const { plan, problems } = planColumns(opts.kind, headers, width, opts.mapping ?? {});
+  const keyColumn = opts.key === undefined ? undefined : resolveColumn(opts.key, headers, width);
+  const { plan, problems } = planColumns(opts.kind, headers, width, opts.mapping ?? {}, keyColumn);
   for (const p of problems) {
     if (p.problem === 'unknown-field') {
       throw new CsvRefusedError(file, `mapping: '${p.target}' is not a field for ${opts.kind}`, `known fields: ${FIELDS[opts.kind].join(', ')}, ignore`);
@@ -179,7 +194,7 @@ function checkedPlan(opts: CsvOptions, headers: string[] | null, width: number):
   if (missing.length) {
     throw new CsvRefusedError(file, `no column maps to ${missing.join(' or ')} (columns: ${listColumns(plan.labels)})`, MAP_HINT);
   }
-  if (opts.key !== undefined && resolveColumn(opts.key, headers, width) === undefined) {
+  if (opts.key !== undefined && keyColumn === undefined) {
     throw new CsvRefusedError(file, `key column '${opts.key}' is not in this file`, `columns: ${listColumns(plan.labels)}`);
   }
   return plan;
