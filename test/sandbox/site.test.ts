@@ -164,11 +164,14 @@ describe('faults and stats', () => {
       expect(r.status).toBe(429);
       expect(r.body.code).toBe('rest_too_many_requests');
       expect(r.headers['retry-after']).toBe('30');
-      await s.call('GET', '/events'); // sent at once: may still have been in flight, not counted
+      // Sent at once: not counted when it arrives within the reaction time of the 429, which a loaded
+      // machine can exceed, so it is left out of the count below (test/sandbox/stats.test.ts pins that rule).
+      await s.call('GET', '/events');
+      const before = s.sb.stats().retryAfterViolations;
       await new Promise((r) => setTimeout(r, 120));
       await s.call('GET', '/events'); // sent after reading the 429, long before Retry-After: counted
       await s.call('GET', '/venues'); // another path: no violation
-      expect(s.sb.stats().retryAfterViolations).toBe(1);
+      expect(s.sb.stats().retryAfterViolations - before).toBe(1);
       s.sb.setFaults({ throttleRate: 0 });
       expect((await s.call('GET', '/venues')).status).toBe(200);
     } finally {
