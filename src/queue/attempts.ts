@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { ReportJson } from '../report/report.ts';
+import { ItemReport, type ReportJson } from '../report/report.ts';
 
 /**
  * A run retried after a failed attempt is recorded once, when its last attempt ends (failed or
@@ -20,10 +20,21 @@ const FailedAttempt = z.object({
   writes: z.record(z.string(), Writes).optional(),
   /** The requests it sent to the site(s), for a later successful attempt's report. */
   requests: z.object({ total: z.number(), retries: z.number(), throttled: z.number() }).optional(),
+  /** The items it created, updated or retired, for a later successful attempt's items (when at most NOTED_ITEMS). */
+  items: z.array(ItemReport).optional(),
 });
 type FailedAttempt = z.infer<typeof FailedAttempt>;
 
 const TAG = 'calsync failed attempt ';
+/** Written items a failed attempt's log row keeps at most (about 200 bytes each); beyond, only its counts. */
+const NOTED_ITEMS = 5000;
+
+/** What a failed attempt wrote, item by item, from the report its error carries (undefined: none, or too many to keep). */
+function writtenItems(err: unknown): ItemReport[] | undefined {
+  const items = (err as { report?: ReportJson } | undefined)?.report?.items ?? [];
+  const written = items.filter((it) => it.slug !== undefined && (it.outcome === 'created' || it.outcome === 'updated' || it.outcome === 'retired'));
+  return written.length > 0 && written.length <= NOTED_ITEMS ? written : undefined;
+}
 
 /** What a failed attempt wrote before it failed, per item kind, from the report its error carries (src/runs/context.ts). */
 function writesOf(err: unknown): Record<string, Writes> | undefined {
@@ -46,7 +57,11 @@ export async function noteFailedAttempt(job: Job, startedAt: number, err: unknow
   const wrote = wroteOf(err);
   const writes = writesOf(err);
   const requests = (err as { report?: ReportJson } | undefined)?.report?.requests;
-  const row: FailedAttempt = { attempt: job.attemptsMade + 1, startedAt, durationMs: Date.now() - startedAt, error: (err as Error).message, ...(wrote ? { wrote } : {}), ...(writes ? { writes } : {}), ...(requests ? { requests } : {}) };
+  const items = writtenItems(err);
+  const row: FailedAttempt = {
+    attempt: job.attemptsMade + 1, startedAt, durationMs: Date.now() - startedAt, error: (err as Error).message,
+    ...(wrote ? { wrote } : {}), ...(writes ? { writes } : {}), ...(requests ? { requests } : {}), ...(items ? { items } : {}),
+  };
   await job.log(TAG + JSON.stringify(row));
 }
 
@@ -102,6 +117,31 @@ function withEarlierWrites(counts: Counts, earlier: FailedAttempt[]): Counts {
   return out as Counts;
 }
 
+/**
+ * The last attempt's items with what the earlier attempts wrote put back, as withEarlierWrites does
+ * for the counts: an item the last attempt found unchanged takes the outcome of the first attempt that
+ * wrote it, and items an earlier attempt retired are added. As they are when an earlier attempt wrote
+ * more items than its log row keeps (NOTED_ITEMS): then only the counts tell its writes.
+ */
+function withEarlierItems(items: ItemReport[], earlier: FailedAttempt[]): ItemReport[] {
+  if (earlier.some((e) => e.writes && !e.items)) return items;
+  const wrote = new Map<string, ItemReport>();
+  for (const e of earlier) {
+    for (const it of e.items ?? []) {
+      const key = `${it.kind}\u0000${it.slug}`;
+      if (!wrote.has(key)) wrote.set(key, it);
+    }
+  }
+  if (wrote.size === 0) return items;
+  const out = items.map((it) => {
+    const w = it.outcome === 'unchanged' ? wrote.get(`${it.kind}\u0000${it.slug}`) : undefined;
+    return w && w.outcome !== 'retired' ? { ...it, outcome: w.outcome } : it;
+  });
+  // Retired by an earlier attempt: the last one no longer saw them.
+  for (const w of wrote.values()) if (w.outcome === 'retired') out.push(w);
+  return out;
+}
+
 /** The requests of every attempt, summed (undefined when none counted any). */
 function allRequests(last: ReportJson['requests'], earlier: FailedAttempt[]): ReportJson['requests'] {
   const all = [last, ...earlier.map((e) => e.requests)].filter((r) => r !== undefined);
@@ -115,7 +155,7 @@ function allRequests(last: ReportJson['requests'], earlier: FailedAttempt[]): Re
  * requests counted once (src/queue/worker.ts returns it as the job's result, records it in the
  * history and counts its items in the metrics), and a warning telling each earlier attempt, which
  * the history record keeps as its note. A run that succeeded at once is returned as it is, without
- * reading the job's log. The items list stays the last attempt's (what it found unchanged).
+ * reading the job's log. Its items are the whole run's too (withEarlierItems).
  */
 export async function wholeReport(redis: Redis, job: Job, report: ReportJson): Promise<{ report: ReportJson; note?: string }> {
   if (job.attemptsMade === 0) return { report };
@@ -130,6 +170,7 @@ export async function wholeReport(redis: Redis, job: Job, report: ReportJson): P
       ...report,
       run: { ...report.run, startedAt: new Date(startedAt).toISOString(), durationMs: lastStart + (report.run.durationMs ?? 0) - startedAt },
       counts: withEarlierWrites(report.counts, earlier),
+      items: withEarlierItems(report.items, earlier),
       warnings: [...report.warnings, note],
       ...(requests ? { requests } : {}),
     },

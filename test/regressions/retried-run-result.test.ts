@@ -80,6 +80,10 @@ describe('regression: a run that succeeded on a retry returned and counted only 
     expect(result.run.durationMs).toBeGreaterThanOrEqual(300);
     expect(result.warnings.join('\n')).toMatch(/succeeded on attempt 2; earlier: attempt 1 after \d+\.\d s \(\d+ created, 0 updated, 0 retired\): /);
     expect(result.requests!.total).toBeGreaterThan(EVENTS);
+    // Its items agree: each event once, created, none left as the unchanged the last attempt saw.
+    const events = result.items.filter((i) => i.kind === 'events');
+    expect(new Set(events.map((i) => i.slug)).size).toBe(EVENTS);
+    expect(events.filter((i) => i.outcome !== 'created')).toEqual([]);
 
     // The history tells the same run.
     const [run] = await new RunHistory(redis, { prefix }).list('talks');
