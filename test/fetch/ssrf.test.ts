@@ -27,7 +27,7 @@ async function expectBlocked(location: string, opts: Parameters<typeof fetchSour
   const err = await rejection(within(5000, fetchSource(location, opts)));
   expect(err).toBeInstanceOf(FetchError);
   expect(err.code).toBe('blocked-address');
-  expect(err.message).toMatch(/^Refused to fetch .+ allow list if this feed is trusted\.$/);
+  expect(err.message).toMatch(/^Refused to fetch .+ allow list \(`allow` of a configured source, `--allow` of `calsync import`\) if this feed is trusted\.$/);
   expect(tripwire.dialed).toEqual([]);
   expect(server.connections).toBe(before);
   return err as FetchError;
@@ -73,7 +73,7 @@ describe('SSRF guard (no allow list)', () => {
   it('names the address and what it is in the message', async () => {
     const err = await expectBlocked('http://10.0.0.5/feed.ics');
     expect(err.message).toBe(
-      "Refused to fetch http://10.0.0.5/feed.ics: 10.0.0.5 is a private address. Add 10.0.0.5 to the source's allow list if this feed is trusted.",
+      "Refused to fetch http://10.0.0.5/feed.ics: 10.0.0.5 is a private address. Add 10.0.0.5 to the source's allow list (`allow` of a configured source, `--allow` of `calsync import`) if this feed is trusted.",
     );
     expect(err.url).toBe('http://10.0.0.5/feed.ics');
     expect(err.retryable).toBe(false);

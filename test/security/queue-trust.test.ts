@@ -139,6 +139,14 @@ describe('queue payloads cannot turn the worker against its owner (issue 14 part
     }
   });
 
+  it('regression: an ad-hoc job refused a private address with advice to add it to "the source\'s allow list", which an ad-hoc job has none of', async () => {
+    const url = 'http://127.0.0.1:9/private.ics';
+    const r = await attack(queues.import, 'import-ics', { location: url, site: 'sb', pastDays: 30, horizonDays: 30 });
+    expect(r.error).toMatch(/Refused to fetch/);
+    // Where an allow list can be given: a configured source's `allow`, or --allow of the CLI.
+    expect(r.error).toContain('`allow` of a configured source, `--allow` of `calsync import`');
+  });
+
   it('regression: a CSV job\'s rejects path overwrote a file of the attacker\'s choosing, even on a dry run', async () => {
     const victim = path.join(mkdtempSync(path.join(tmpdir(), 'calsync-victim-')), 'authorized_keys');
     writeFileSync(victim, 'ssh-ed25519 AAAA owner@host\n');

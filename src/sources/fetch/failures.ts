@@ -25,7 +25,8 @@ export function blockedError(url: string, blocked: AddressBlocked): FetchError {
     'blocked-address',
     url,
     `Refused to fetch ${url}: ${blocked.message}. ` +
-      `Add ${port || subject.includes(':') ? host : subject}${port} to the source's allow list if this feed is trusted.`,
+      // An ad-hoc queued job carries no allow list (jobs/payload.ts): the message names where one can be given.
+      `Add ${port || subject.includes(':') ? host : subject}${port} to the source's allow list (\`allow\` of a configured source, \`--allow\` of \`calsync import\`) if this feed is trusted.`,
     { cause: blocked },
   );
 }
