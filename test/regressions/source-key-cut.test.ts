@@ -68,37 +68,42 @@ const vevent = (uid: string, day: number) => [
 const calendar = (uids: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calsync test//EN', ...uids.flatMap((u, i) => vevent(u, 1 + (i % 28))), 'END:VCALENDAR', ''].join('\r\n');
 const uids = (tag: string) => Array.from({ length: 12 }, (_, i) => `${tag}-${i}@example.org`);
 
-describe('end to end: two feeds whose URLs share their first 40 characters, one site, real Redis', () => {
-  let env: Awaited<ReturnType<typeof testSite>>;
-  let redis: Redis;
-  let one: Awaited<ReturnType<typeof feedServer>>;
-  let two: Awaited<ReturnType<typeof feedServer>>;
+/**
+ * A describe block's sandbox site, Redis connection and two feed servers (feed "one" and feed
+ * "two"), fresh per block, with the import's params for a location as the CLI and a queued ad-hoc
+ * import give them (`source` only when `--source` was).
+ */
+function twoFeeds() {
+  const t = {} as { env: Awaited<ReturnType<typeof testSite>>; redis: Redis; one: Awaited<ReturnType<typeof feedServer>>; two: Awaited<ReturnType<typeof feedServer>> };
   beforeAll(async () => {
-    env = await testSite();
-    redis = testRedis();
-    one = await feedServer(calendar(uids('one')));
-    two = await feedServer(calendar(uids('two')));
+    t.env = await testSite();
+    t.redis = testRedis();
+    t.one = await feedServer(calendar(uids('one')));
+    t.two = await feedServer(calendar(uids('two')));
   });
   afterAll(async () => {
-    redis.disconnect();
-    await Promise.all([one.close(), two.close()]);
-    await env.close();
+    t.redis.disconnect();
+    await Promise.all([t.one.close(), t.two.close()]);
+    await t.env.close();
   });
-
   /** Same host (127.0.0.1: the port is not part of a key), paths sharing far more than 40 characters. */
   const urlOf = (feed: { url: string }, id: string) => feed.url.replace('/feed.ics', `/calendar/ical/team.events.calendar.${id}/public/basic.ics`);
-  /** Options as the CLI and a queued ad-hoc import give them: `source` only when `--source` was. */
   const params = (location: string, source?: string): IcsImportParams => ({
-    location, site: env.site, sourceKey: source ?? sourceKeyFrom(location), keyFromLocation: source === undefined, lang: 'en',
+    location, site: t.env.site, sourceKey: source ?? sourceKeyFrom(location), keyFromLocation: source === undefined, lang: 'en',
     window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-12-31T00:00:00Z') },
     retire: 'trash', onEdit: 'overwrite', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false,
-    allow: [new URL(one.url).host, new URL(two.url).host], refreshAfterMs: 0,
+    allow: [new URL(t.one.url).host, new URL(t.two.url).host], refreshAfterMs: 0,
   });
-  const live = () => (env.sandbox.dump('en').events as { status: string }[]).filter((e) => e.status === 'publish').length;
+  return { t, urlOf, params };
+}
+
+describe('end to end: two feeds whose URLs share their first 40 characters, one site, real Redis', () => {
+  const { t, urlOf, params } = twoFeeds();
+  const live = () => (t.env.sandbox.dump('en').events as { status: string }[]).filter((e) => e.status === 'publish').length;
 
   it('both import without --source, neither refused nor retiring the other', async () => {
-    const ctx: RunContext = { redis, prefix: testPrefix() };
-    const [a, b] = [urlOf(one, 'alpha'), urlOf(two, 'bravo')];
+    const ctx: RunContext = { redis: t.redis, prefix: testPrefix() };
+    const [a, b] = [urlOf(t.one, 'alpha'), urlOf(t.two, 'bravo')];
     expect(legacySourceKeyFrom(a)).toBe(legacySourceKeyFrom(b));
     const first = await runIcsImport(params(a), ctx);
     expect(first.counts.events).toMatchObject({ created: 12, failed: 0 });
@@ -113,43 +118,22 @@ describe('end to end: two feeds whose URLs share their first 40 characters, one 
 });
 
 describe('upgrade: state written under the key earlier versions derived stays in use', () => {
-  let env: Awaited<ReturnType<typeof testSite>>;
-  let redis: Redis;
-  let one: Awaited<ReturnType<typeof feedServer>>;
-  let two: Awaited<ReturnType<typeof feedServer>>;
-  beforeAll(async () => {
-    env = await testSite();
-    redis = testRedis();
-    one = await feedServer(calendar(uids('one')));
-    two = await feedServer(calendar(uids('two')));
-  });
-  afterAll(async () => {
-    redis.disconnect();
-    await Promise.all([one.close(), two.close()]);
-    await env.close();
-  });
-  const urlOf = (feed: { url: string }, id: string) => feed.url.replace('/feed.ics', `/calendar/ical/team.events.calendar.${id}/public/basic.ics`);
-  const params = (location: string, source?: string): IcsImportParams => ({
-    location, site: env.site, sourceKey: source ?? sourceKeyFrom(location), keyFromLocation: source === undefined, lang: 'en',
-    window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-12-31T00:00:00Z') },
-    retire: 'trash', onEdit: 'overwrite', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false,
-    allow: [new URL(one.url).host, new URL(two.url).host], refreshAfterMs: 0,
-  });
-  const events = () => env.sandbox.dump('en').events as { status: string; title: string }[];
+  const { t, urlOf, params } = twoFeeds();
+  const events = () => t.env.sandbox.dump('en').events as { status: string; title: string }[];
 
   it('a rerun without --source updates in place, creates nothing, and keeps using that state (ledger, fetch state, group records)', async () => {
     const prefix = testPrefix();
-    const ctx: RunContext = { redis, prefix };
-    const a = urlOf(one, 'alpha');
+    const ctx: RunContext = { redis: t.redis, prefix };
+    const a = urlOf(t.one, 'alpha');
     const legacy = legacySourceKeyFrom(a);
     expect(sourceKeyFrom(a)).not.toBe(legacy);
     // "The old version": its default key was the legacy one; the same writer under that key.
     const old = await runIcsImport(params(a, legacy), ctx);
     expect(old.counts.events.created).toBe(12);
-    const fetchKey = `${prefix}:state:fetch:${env.site.key}:en:${legacy}`;
-    const before = JSON.parse((await redis.get(fetchKey))!) as { processedAt: string };
+    const fetchKey = `${prefix}:state:fetch:${t.env.site.key}:en:${legacy}`;
+    const before = JSON.parse((await t.redis.get(fetchKey))!) as { processedAt: string };
 
-    one.set(calendar(uids('one')).replace('SUMMARY:Talk one-0@example.org', 'SUMMARY:Talk one-0 (moved)'));
+    t.one.set(calendar(uids('one')).replace('SUMMARY:Talk one-0@example.org', 'SUMMARY:Talk one-0 (moved)'));
     const told: { msg: string }[] = [];
     const upgraded = await runIcsImport(params(a), { ...ctx, log: pino({ level: 'info' }, { write: (l: string) => void told.push(JSON.parse(l) as { msg: string }) }) });
     expect(upgraded.run.source).toBe(legacy);
@@ -158,10 +142,10 @@ describe('upgrade: state written under the key earlier versions derived stays in
     expect(events().filter((e) => e.status === 'publish')).toHaveLength(12);
     expect(events().some((e) => e.title === 'Talk one-0 (moved)')).toBe(true);
     // Its state is the legacy key's: nothing was written under the new one.
-    const after = JSON.parse((await redis.get(fetchKey))!) as { processedAt: string };
+    const after = JSON.parse((await t.redis.get(fetchKey))!) as { processedAt: string };
     expect(after.processedAt > before.processedAt).toBe(true);
-    expect(await redis.exists(`${prefix}:ledger:${env.site.key}:en:${sourceKeyFrom(a)}:events`, `${prefix}:state:fetch:${env.site.key}:en:${sourceKeyFrom(a)}`)).toBe(0);
-    expect(await redis.exists(`${prefix}:state:groups:${env.site.key}:en:${legacy}`)).toBe(1);
+    expect(await t.redis.exists(`${prefix}:ledger:${t.env.site.key}:en:${sourceKeyFrom(a)}:events`, `${prefix}:state:fetch:${t.env.site.key}:en:${sourceKeyFrom(a)}`)).toBe(0);
+    expect(await t.redis.exists(`${prefix}:state:groups:${t.env.site.key}:en:${legacy}`)).toBe(1);
 
     // The next run settles on the legacy key at once (one pass, one log line saying why).
     const lines: { msg: string }[] = [];
@@ -175,13 +159,13 @@ describe('upgrade: state written under the key earlier versions derived stays in
 
   it('another long URL with the same legacy key (its state the first feed\'s) takes the new key, and neither loses an event', async () => {
     const prefix = testPrefix();
-    const ctx: RunContext = { redis, prefix };
-    const [a, b] = [urlOf(one, 'alpha'), urlOf(two, 'bravo')];
+    const ctx: RunContext = { redis: t.redis, prefix };
+    const [a, b] = [urlOf(t.one, 'alpha'), urlOf(t.two, 'bravo')];
     const legacy = legacySourceKeyFrom(a);
-    one.set(calendar(uids('one')));
+    t.one.set(calendar(uids('one')));
     const startCount = events().filter((e) => e.status === 'publish').length;
     // Written by "the old version" for feed one (the second feed was refused under it then).
-    await runIcsImport(params(a, legacy), { redis, prefix });
+    await runIcsImport(params(a, legacy), { redis: t.redis, prefix });
     const bRun = await runIcsImport(params(b), ctx);
     expect(bRun.run.source).toBe(sourceKeyFrom(b));
     expect(bRun.counts.events).toMatchObject({ created: 12, failed: 0 });
@@ -198,9 +182,9 @@ describe('upgrade: state written under the key earlier versions derived stays in
     await writeEventsCsv(file, { rows: 60, seed: 11 });
     const legacy = legacySourceKeyFrom(file);
     expect(sourceKeyFrom(file)).not.toBe(legacy);
-    const ctx: RunContext = { redis, prefix: testPrefix() };
+    const ctx: RunContext = { redis: t.redis, prefix: testPrefix() };
     const csv = (source?: string): CsvImportParams => ({
-      location: file, site: env.site, kind: 'events', sourceKey: source ?? sourceKeyFrom(file), keyFromLocation: source === undefined, lang: 'en', status: 'publish', createTerms: true, dryRun: false, chunkSize: 25, allowFiles: true,
+      location: file, site: t.env.site, kind: 'events', sourceKey: source ?? sourceKeyFrom(file), keyFromLocation: source === undefined, lang: 'en', status: 'publish', createTerms: true, dryRun: false, chunkSize: 25, allowFiles: true,
     });
     const old = await runCsvImport(csv(legacy), ctx);
     expect(old.counts.events.created).toBeGreaterThan(40);
@@ -211,22 +195,22 @@ describe('upgrade: state written under the key earlier versions derived stays in
 
   it('a migration run with no item to compare (the feed is empty now) stays on the old key, as earlier versions did', async () => {
     const prefix = testPrefix();
-    const ctx: RunContext = { redis, prefix };
-    const a = urlOf(one, 'alpha');
+    const ctx: RunContext = { redis: t.redis, prefix };
+    const a = urlOf(t.one, 'alpha');
     const legacy = legacySourceKeyFrom(a);
-    one.set(calendar(uids('one')));
+    t.one.set(calendar(uids('one')));
     await runIcsImport(params(a, legacy), ctx);
     const total = events().length;
-    one.set(calendar([]));
+    t.one.set(calendar([]));
     const upgraded = await runIcsImport(params(a), ctx);
     expect(upgraded.run.source).toBe(legacy);
     expect(upgraded.retire?.refused).toBe(true); // the old key's guard against retiring most of a source
     expect(events()).toHaveLength(total);
-    one.set(calendar(uids('one')));
+    t.one.set(calendar(uids('one')));
   });
 
   it('without Redis (the site is the only state) the key earlier versions derived is kept', async () => {
-    const a = urlOf(one, 'alpha');
+    const a = urlOf(t.one, 'alpha');
     const r = await runIcsImport({ ...params(a), dryRun: true }, {});
     expect(r.run.source).toBe(legacySourceKeyFrom(a));
   });
