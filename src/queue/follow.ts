@@ -21,12 +21,38 @@ const isPlanned = (x: unknown): x is Planned => !!x && typeof x === 'object' && 
  * job, whose result is the run's report. `onJob` hears of each job followed (for progress).
  */
 export async function waitForRun(job: Job, queue: Queue, events: QueueEvents, opts: { timeoutMs?: number; onPlanned?: (plan: Planned) => void } = {}): Promise<unknown> {
-  const result = await job.waitUntilFinished(events, opts.timeoutMs);
+  const result = await finished(job, queue, events, opts.timeoutMs);
   if (!isPlanned(result)) return result;
   const finish = await queue.getJob(result.finishJobId);
   if (!finish) throw new JobStateMissingError(`the run's finish job ${result.finishJobId} is gone (removed by retention?)`);
   opts.onPlanned?.(result);
-  return finish.waitUntilFinished(events, opts.timeoutMs);
+  return finished(finish, queue, events, opts.timeoutMs);
+}
+
+/** How often a wait looks at the job's state again, besides listening for its events. */
+const RECHECK_MS = 2000;
+
+/**
+ * A job's result once it finished (its error when it failed). BullMQ's wait listens for the job's
+ * events and looks at its state once, when it starts; an event its listener missed (one emitted
+ * before the listener's first read of the stream: seen on a loaded machine, `enqueue --wait` then
+ * waited forever for a job that had completed) would leave it waiting. So the wait is renewed every
+ * RECHECK_MS, each renewal looking at the state again.
+ */
+async function finished(job: Job, queue: Queue, events: QueueEvents, timeoutMs?: number): Promise<unknown> {
+  const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await job.waitUntilFinished(events, Math.max(1, Math.min(RECHECK_MS, deadline - Date.now())));
+    } catch (err) {
+      // The job as it is now: finished (its result or error, as the wait gives them), else wait on.
+      const now = await queue.getJob(job.id!);
+      const state = await now?.getState();
+      if (state === 'completed') return now!.returnvalue;
+      if (state === 'failed') throw new Error(now!.failedReason, { cause: err });
+      if (Date.now() >= deadline) throw err;
+    }
+  }
 }
 
 /**
