@@ -21,12 +21,12 @@ const isPlanned = (x: unknown): x is Planned => !!x && typeof x === 'object' && 
  * job, whose result is the run's report. `onJob` hears of each job followed (for progress).
  */
 export async function waitForRun(job: Job, queue: Queue, events: QueueEvents, opts: { timeoutMs?: number; onPlanned?: (plan: Planned) => void } = {}): Promise<unknown> {
-  const result = await finished(job, queue, events, opts.timeoutMs);
+  const result = await finished(job, events, opts.timeoutMs);
   if (!isPlanned(result)) return result;
   const finish = await queue.getJob(result.finishJobId);
   if (!finish) throw new JobStateMissingError(`the run's finish job ${result.finishJobId} is gone (removed by retention?)`);
   opts.onPlanned?.(result);
-  return finished(finish, queue, events, opts.timeoutMs);
+  return finished(finish, events, opts.timeoutMs);
 }
 
 /** How often a wait looks at the job's state again, besides listening for its events. */
@@ -39,17 +39,15 @@ const RECHECK_MS = 2000;
  * waited forever for a job that had completed) would leave it waiting. So the wait is renewed every
  * RECHECK_MS, each renewal looking at the state again.
  */
-async function finished(job: Job, queue: Queue, events: QueueEvents, timeoutMs?: number): Promise<unknown> {
+async function finished(job: Job, events: QueueEvents, timeoutMs?: number): Promise<unknown> {
   const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
   for (;;) {
     try {
       return await job.waitUntilFinished(events, Math.max(1, Math.min(RECHECK_MS, deadline - Date.now())));
     } catch (err) {
-      // The job as it is now: finished (its result or error, as the wait gives them), else wait on.
-      const now = await queue.getJob(job.id!);
-      const state = await now?.getState();
-      if (state === 'completed') return now!.returnvalue;
-      if (state === 'failed') throw new Error(now!.failedReason, { cause: err });
+      const state = await job.getState();
+      // Finished meanwhile (its event missed): a new wait's first look gives its result or its error.
+      if (state === 'completed' || state === 'failed') return job.waitUntilFinished(events, RECHECK_MS);
       if (Date.now() >= deadline) throw err;
     }
   }
