@@ -15,7 +15,7 @@ import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, ty
 import { checkSite, defaultZone, type DefaultZone } from './site-check.ts';
 import { guardSourceOverlap } from './overlap-guard.ts';
 import { checkLegacyKey, withSettledKey } from './source-key.ts';
-import { slugFor } from '../model/identity.ts';
+import { draftSlug } from '../write/draft-keys.ts';
 import { linkedSlug } from '../write/linked.ts';
 import { RejectsFile, type RejectRow } from './rejects-file.ts';
 
@@ -162,7 +162,7 @@ export async function guardCsvOverlap(p: CsvImportParams, first: CsvChunk, ctx: 
 
 /** The slug a row's record has under a source key (venues and organizers: the same under every key). */
 function rowSlug(kind: CsvImportParams['kind'], key: string, d: EventDraft | VenueDraft | OrganizerDraft): string {
-  if (kind === 'events') return (d as EventDraft).slug ?? slugFor(key, d.identity);
+  if (kind === 'events') return draftSlug(key, d as EventDraft);
   return d.slug ?? (kind === 'venues' ? linkedSlug('venues', (d as VenueDraft).venue, d.identity) : linkedSlug('organizers', (d as OrganizerDraft).organizer, d.identity));
 }
 

@@ -6,7 +6,7 @@ import type { Language } from '../model/languages.ts';
 import { fetchSource, FetchError } from '../sources/fetch/index.ts';
 import { IcsError } from '../sources/ics/errors.ts';
 import type { IcsNormalizeOptions } from '../sources/ics/normalize.ts';
-import type { GroupOutcomes, ReusedGroupMeta } from '../sources/ics/reuse.ts';
+import type { GroupOutcomes } from '../sources/ics/reuse.ts';
 import { normalizeIcsIsolated, prewarmIcsParser, type IcsParseLimits, type IsolatedParseRun } from '../sources/ics/isolate.ts';
 import { ImageGuard } from '../sources/fetch/image-guard.ts';
 import { dropUnsafeImages } from '../sources/images.ts';
@@ -104,9 +104,11 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   const facts = await checkSite(p.site, { write: !p.dryRun }, ctx, report);
   const zone = defaultZone(p.defaultTimezone, facts);
   const last = await lastRun(p, ctx, zone.zone);
-  // After a clean run the recorded UID groups are read while the feed is fetched (offerGroups).
   const reuse = p.dryRun ? undefined : new GroupReuse(last.state, { site: p.site.key, lang: p.lang, source: p.sourceKey });
-  if (reuse && last.prev.clean === true) void reuse.read();
+  // Only after a clean run are recorded groups offered (a run that failed anything may have left a
+  // group's events half written); their records are read while the feed is fetched.
+  const offering = reuse !== undefined && last.prev.clean === true;
+  if (offering) void reuse.read();
 
   await ctx.onProgress?.({ phase: 'fetch', done: 0 });
   const fetched = await fetchFeed(p, ctx, last);
@@ -139,7 +141,7 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   try {
     await ctx.onProgress?.({ phase: 'parse', done: 0 });
     // The groups to reuse are worked out while the parser thread reads the file (it waits for them before its first group).
-    const offered = reuse && offerGroups(reuse, p, last, snapshot, writer);
+    const offered = offering ? reuse.offer(p.window, snapshot, writer) : undefined;
     const parseRun = { signal: ctx.signal, onItems: (part: Normalized<EventDraft>[]) => early.add(part), keys, ...(offered ? { reuse: offered } : {}) };
     const { items, summary, groups: outcomes } = await parseFeed(fetched.body, { ...p, defaultTimezone: zone.zone }, parseRun, reuse && {});
     await offered;
@@ -241,14 +243,6 @@ interface ParsedFeed {
   snapshot?: LedgerSnapshot;
   /** The UID groups the parser reused, and those it normalized that may be recorded. */
   groups?: GroupOutcomes;
-}
-
-/**
- * The recorded groups the parser may leave alone, after the last run ended clean (a run that failed
- * anything may have left a group's events half written).
- */
-async function offerGroups(reuse: GroupReuse, p: IcsImportParams, last: LastRun, snapshot: Promise<LedgerSnapshot | undefined>, writer: SiteWriter): Promise<Map<string, ReusedGroupMeta>> {
-  return last.prev.clean === true ? reuse.offer(p.window, snapshot, writer) : new Map();
 }
 
 /**

@@ -2,15 +2,11 @@ import { parseEntry, type Ledger, type LedgerEntry, type LedgerKind } from './le
 
 /**
  * Read access to a source's ledger entries of one kind, as a run sees them: a snapshot read before
- * it wrote, with its own writes over it (SiteWriter), or a plain Map of entries.
+ * it wrote, with its own writes over it (SiteWriter); retirement walks its slugs.
  */
-export interface LedgerView {
+export interface LedgerListing {
   get(slug: string): LedgerEntry | undefined;
   has(slug: string): boolean;
-}
-
-/** A LedgerView that can also list what it holds (retirement walks it). */
-export interface LedgerListing extends LedgerView {
   /** Every slug stored, an entry that does not read as one included (get() then says undefined). */
   slugs(): Iterable<string>;
 }
