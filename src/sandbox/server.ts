@@ -12,6 +12,7 @@ import { METHODS, allowed, dispatch, matchRoute, type Method } from './router.ts
 import type { RenderCtx } from './shapes.ts';
 import type { StatsRecorder } from './stats.ts';
 import type { Store } from './store.ts';
+import { filterFields, requestedFields } from './fields.ts';
 
 export interface ServerDeps {
   store: Store;
@@ -212,7 +213,7 @@ function outsideNamespace(deps: ServerDeps, res: ServerResponse, r: SandboxReque
     const query = parsePhpQuery(r.url.searchParams);
     const queryLang = typeof query.ml_language === 'string' && (LANGUAGES as readonly string[]).includes(query.ml_language) ? query.ml_language : 'en';
     const reply = wpV2Get(deps.store, deps.site, r.wpType, query, authed, target.langSegment ?? queryLang);
-    send(res, reply.status, reply.body, reply.headers);
+    send(res, reply.status, filterFields(reply.status, reply.body, requestedFields(query)), reply.headers);
     return true;
   }
   return false;
@@ -235,7 +236,7 @@ function answerRoute(deps: ServerDeps, req: IncomingMessage, res: ServerResponse
   try {
     if (jsonError !== undefined && matched.route.methods[method as Method]) throw invalidJson(jsonError);
     const reply = dispatch(matched.route, method as Method, ctx);
-    send(res, reply.status, reply.body, { ...(allow ? { Allow: allow } : {}), ...reply.headers });
+    send(res, reply.status, filterFields(reply.status, reply.body, requestedFields(query)), { ...(allow ? { Allow: allow } : {}), ...reply.headers });
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     send(res, err.status, err.body(), err.code === 'rest_no_route' || !allow ? {} : { Allow: allow });

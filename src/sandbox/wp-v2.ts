@@ -32,9 +32,9 @@ export function wpV2Route(restPath: string): WpV2Route | undefined {
   return m[2] === undefined ? { type: m[1] as PostType } : { type: m[1] as PostType, id: Number(m[2]) };
 }
 
-function render(rec: PostBase, type: PostType, edit: boolean, fields: string[] | undefined): Record<string, unknown> {
+function render(rec: PostBase, type: PostType, edit: boolean): Record<string, unknown> {
   const text = (s: string) => (edit ? { raw: s, rendered: s } : { rendered: s });
-  const full: Record<string, unknown> = {
+  return {
     id: rec.id,
     slug: rec.slug,
     status: rec.status,
@@ -44,8 +44,6 @@ function render(rec: PostBase, type: PostType, edit: boolean, fields: string[] |
     content: { ...text(rec.description), protected: false },
     excerpt: { ...text(rec.excerpt), protected: false },
   };
-  if (!fields) return full;
-  return Object.fromEntries(Object.entries(full).filter(([k]) => fields.includes(k)));
 }
 
 /** What a GET on a wp/v2 route answers. */
@@ -67,8 +65,7 @@ function wpV2One(store: Store, type: PostType, id: number, query: Params, authed
   if (!rec) throw new ApiError(404, 'rest_post_invalid_id', 'Invalid post ID.');
   if (context === 'edit' && !authed) throw new ApiError(401, 'rest_forbidden_context', 'Sorry, you are not allowed to edit this post.');
   if (rec.status !== 'publish' && !authed) throw new ApiError(401, 'rest_forbidden', 'Sorry, you are not allowed to view this post.');
-  const fields = isSet(query._fields) ? toList(query._fields).map(String) : undefined;
-  return { status: 200, body: render(rec, type, context === 'edit', fields) };
+  return { status: 200, body: render(rec, type, context === 'edit') };
 }
 
 /** An event the list leaves out: it ended before the site's local now (compared as TEC does, wall clock to wall clock). */
@@ -95,8 +92,7 @@ function wpV2List(store: Store, site: SiteConfig, type: PostType, query: Params,
     .filter((r) => r.lang === lang && (status.includes('any') ? r.status !== 'trash' : status.includes(r.status)) && (!wanted || wanted.has(r.id)))
     .filter((r) => type !== 'tribe_events' || !ended(r, site))
     .sort((a, b) => b.id - a.id);
-  const fields = isSet(query._fields) ? toList(query._fields).map(String) : undefined;
-  const items = all.slice(0, perPage).map((r) => render(r, type, context === 'edit', fields));
+  const items = all.slice(0, perPage).map((r) => render(r, type, context === 'edit'));
   const pages = Math.max(1, Math.ceil(all.length / (perPage as number)));
   return { status: 200, body: items, headers: { 'X-WP-Total': String(all.length), 'X-WP-TotalPages': String(pages) } };
 }

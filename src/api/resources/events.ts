@@ -14,8 +14,8 @@ export interface EventRecordOptions {
  * `starts_*`/`ends_*`): the site's defaults hide past and ongoing events.
  */
 export class EventsResource<R extends EventAck = EventRecord> extends SluggedResource<R, EventCreate, EventUpdate, EventUpdateById, EventListQuery, EventRecordOptions> {
-  /** `record`: the schema answers are parsed with (EventAck for CalendarClient.eventWrites). */
-  constructor(exec: Executor, record: z.ZodType<R> = EventRecord as unknown as z.ZodType<R>) {
+  /** `record`: the schema answers are parsed with (EventAck for CalendarClient.eventWrites), and the keys it reads when not all. */
+  constructor(exec: Executor, record: z.ZodType<R> = EventRecord as unknown as z.ZodType<R>, answerFields?: readonly string[]) {
     super(exec, {
       name: 'events',
       record,
@@ -24,6 +24,7 @@ export class EventsResource<R extends EventAck = EventRecord> extends SluggedRes
       updateById: EventUpdateById,
       listQuery: EventListQuery,
       slugInUpdateBody: false,
+      answerFields,
     });
   }
 

@@ -27,6 +27,12 @@ export interface SluggedConfig<R, C, U, UI, Q> {
    * the event route takes it from the path only.
    */
   slugInUpdateBody: boolean;
+  /**
+   * The keys of a record answer the caller reads (`record` parses no others): sent as WordPress's
+   * `_fields` on single-record calls, so the site encodes and sends only those, not the whole
+   * event with its venue, organizers, dates and images (test/contract/fields.test.ts).
+   */
+  answerFields?: readonly string[];
 }
 
 type WithSlug = { slug?: string };
@@ -47,10 +53,13 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
   protected readonly cfg: SluggedConfig<R, C, U, UI, Q>;
   protected readonly base: string;
 
+  readonly #fields: Array<[string, string]>;
+
   constructor(exec: Executor, cfg: SluggedConfig<R, C, U, UI, Q>) {
     this.exec = exec;
     this.cfg = cfg;
     this.base = `/${cfg.name}`;
+    this.#fields = cfg.answerFields?.length ? [['_fields', cfg.answerFields.join(',')]] : [];
   }
 
   /** Extra query of by-id reads and deletes (the event password); none by default. */
@@ -87,14 +96,15 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
   /** One record by id (`/x/<id>`): read, full-replace update or trash, answered with the record. */
   #byId(method: 'GET' | 'POST' | 'DELETE', id: number, opts: CallOptions | undefined, extra: { query?: Array<[string, string]>; body?: unknown }): Promise<R> {
     const route = `${this.base}/:id`;
-    return this.exec.call({ method, route, path: `${this.base}/${idSegment(id, method, route)}`, ...extra, kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.cfg.record, j) }, opts);
+    const query = [...(extra.query ?? []), ...this.#fields];
+    return this.exec.call({ method, route, path: `${this.base}/${idSegment(id, method, route)}`, ...extra, query, kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.cfg.record, j) }, opts);
   }
 
   /** One record by slug (`/x/by-slug/<slug>`): read, full-replace update or trash, answered with the record. */
   #bySlug(method: 'GET' | 'POST' | 'DELETE', slug: string, opts: CallOptions | undefined, body?: unknown): Promise<R> {
     const route = `${this.base}/by-slug/:slug`;
     return this.exec.call(
-      { method, route, path: `${this.base}/by-slug/${slugSegment(slug, method, route)}`, ...(body === undefined ? {} : { body }), kind: 'safe', notFoundParams: ['slug'], parse: (j) => parsed(this.cfg.record, j) },
+      { method, route, path: `${this.base}/by-slug/${slugSegment(slug, method, route)}`, query: this.#fields, ...(body === undefined ? {} : { body }), kind: 'safe', notFoundParams: ['slug'], parse: (j) => parsed(this.cfg.record, j) },
       opts,
     );
   }
@@ -141,6 +151,7 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
         method: 'POST',
         route: this.base,
         path: this.base,
+        query: this.#fields,
         body: valid,
         kind: 'create',
         parse: (j) => parsed(this.cfg.record, j),
