@@ -124,11 +124,19 @@ export async function runImportIcsBench(opts: { events?: number; bigFeedMb?: num
     const occurrences = parse.value.summary.occurrences;
     await sandbox.resetStats();
     const stop = cpuShares({ calsync: [process.pid], sandbox: [sandbox.child.pid], redis: [redisServer.process.pid] });
-    const first = await timed(() => runIcsImport(params, { redis }));
+    // When the first site write was answered: until the parser thread has read the whole feed the
+    // write gate holds every write (src/write/gate.ts), so the run is its parse, then its writes.
+    let firstWrite: number | undefined;
+    const t0 = performance.now();
+    const onRequest = (_site: string, info: { method: string }) => void (info.method !== 'GET' && (firstWrite ??= performance.now() - t0));
+    const first = await timed(() => runIcsImport(params, { redis, onRequest }));
     const cpu = stop();
     const created = first.value.counts.events.created;
     const rate = created / (first.ms / 1000);
     out.push({ name: `ICS import end-to-end (${created} events from ${vevents} VEVENTs, 5 zones, 10% weekly series)`, figure: round(rate, 0), unit: 'events/s', reference: 'raw upsert ceiling', ratio: round(rate / ceiling, 2) });
+    const writing = (first.ms - (firstWrite ?? 0)) / 1000;
+    out.push({ name: 'ICS import: first site write answered (the feed read whole behind the write gate)', figure: round((firstWrite ?? NaN) / 1000, 2), unit: 's', reference: `whole run ${round(first.ms / 1000, 2)} s`, ratio: round((firstWrite ?? NaN) / first.ms, 2) });
+    out.push({ name: 'ICS import: events/s from the first write on', figure: round(created / writing, 0), unit: 'events/s', reference: 'raw upsert ceiling', ratio: round(created / writing / ceiling, 2) });
     out.push({ name: 'ICS import: sandbox process CPU (cores busy)', figure: round(cpu.groups.sandbox ?? NaN, 2), unit: 'cores', reference: `calsync process ${round(cpu.groups.calsync ?? NaN, 2)} cores (main + parser thread)` });
     out.push(...e2eCeiling(raw, rawRequests, cpu, created, rate / ceiling));
     const requestsPerEvent = (await sandbox.stats()).total / created;
