@@ -133,7 +133,7 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   const keys = new DraftKeys(p.sourceKey, p.status);
   const writer = new SiteWriter({
     client, ledger: gatedLedger(ledger, gate), report, sourceKey: p.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked,
-    status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal, keys,
+    status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal, keys, mark: ctx.jobMark,
   });
   const early = new EarlyPlan(writer, snapshot, guard, KNOWN_PER_BATCH, ctx.signal);
   const run: WriteRun = { client, writer, gate, early, reuse };
