@@ -5,6 +5,7 @@ import { bullConnection } from '../../src/queue/connection.ts';
 import { RunHistory } from '../../src/queue/history.ts';
 import { fieldOf, METRIC_KEYS, MetricsRecorder } from '../../src/metrics/recorder.ts';
 import type { ReportJson } from '../../src/report/report.ts';
+import { runIcsImport, type IcsImportParams } from '../../src/runs/import-ics.ts';
 import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
 import { feedServer, PASSWORD, testSite, USER } from '../support/site.ts';
 import { spawnWorker, waitFor, writeConfig, type WorkerProcess } from '../support/worker-process.ts';
@@ -115,5 +116,29 @@ describe('regression: a run taken over after its worker was killed reported the 
     const metrics = new MetricsRecorder(redis, prefix);
     await expect.poll(async () => Number((await metrics.read())[item('created')] ?? 0), { timeout: 5000 }).toBe(EVENTS - unrecorded);
     expect(Number((await metrics.read())[item('unchanged')] ?? 0)).toBe(0);
+  });
+
+  it('a takeover after the killed worker had written the whole feed (its state stored, its job not yet completed) reports the run, not "feed unchanged"', { timeout: 60_000 }, async () => {
+    const site = await testSite();
+    try {
+      const params: IcsImportParams = {
+        location: feed.url, site: site.site, sourceKey: 'late', lang: 'en', window: { from: new Date('2027-01-01'), to: new Date('2027-12-31') }, retire: 'keep',
+        onEdit: 'overwrite', defaultTimezone: 'UTC', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: [new URL(feed.url).host],
+      };
+      // The killed delivery: the whole run, up to the state it stores at its end.
+      const job = { redis, prefix, jobMark: 'job-late-1' };
+      expect((await runIcsImport(params, job)).counts.events).toMatchObject({ created: EVENTS });
+      // The takeover (the same job): the feed again, its events as that delivery wrote them, nothing written twice.
+      site.sandbox.resetStats();
+      const takeover = await runIcsImport(params, job);
+      expect(takeover.notModified).toBeUndefined();
+      expect(takeover.counts.events).toMatchObject({ read: EVENTS, created: EVENTS, unchanged: 0 });
+      expect(takeover.counts.venues).toMatchObject({ created: 1, unchanged: 0 });
+      expect(site.sandbox.stats().writes).toBe(0);
+      // The next run (another job) takes the feed as done, as before.
+      expect((await runIcsImport(params, { redis, prefix, jobMark: 'job-late-2' })).notModified).toBe(true);
+    } finally {
+      await site.close();
+    }
   });
 });
