@@ -9,6 +9,8 @@ import type { LedgerEntry } from './ledger.ts';
  * The mark is the same for every delivery of one job and differs between jobs: an ICS import's
  * job, each CSV chunk job and each sync page job (chunks of one run may share a slug between them).
  */
+
+/** What a write did to the record, as the ledger entry keeps it (`new`) and the report tells it. */
 export type WriteOutcome = 'created' | 'updated';
 
 /** BullMQ's identity of a job: its queue, id and creation time (fixed for its deliveries). */
