@@ -5,7 +5,9 @@
 // `node bench/reimport-profile.ts [reps] [vevents]`; `--json` prints the rounds as JSON;
 // `--profile=FILE` writes a CPU profile of this thread during the re-imports only (not the parses);
 // `--no-reuse` deletes the UID-group records before each re-import (every group is normalized again,
-// as on the first run after an upgrade or after a failed run).
+// as on the first run after an upgrade or after a failed run). `--job-marks` runs each import as a
+// queued job's would be (RunContext.jobMark: its ledger entries name the job, src/write/job-mark.ts),
+// every run a different job, as a worker's scheduled runs are; without it they run as the CLI's do.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { Redis } from 'ioredis';
@@ -37,6 +39,9 @@ const redis = new Redis(redisServer.url);
 const ics = generateIcsFeed({ events: vevents, seed: 7, recurringShare: 0.1, start: new Date(Date.UTC(2025, 0, 6)) });
 const feed = await staticServer(ics);
 const noReuse = process.argv.includes('--no-reuse');
+const jobMarks = process.argv.includes('--job-marks');
+/** The context of run `n`: a job of its own with --job-marks. */
+const ctxOf = (n: number) => ({ redis, ...(jobMarks ? { jobMark: `bench-${n}` } : {}) });
 const profileTo = process.argv.find((a) => a.startsWith('--profile='))?.slice('--profile='.length);
 const session = profileTo ? new Session() : undefined;
 session?.connect();
@@ -51,13 +56,13 @@ try {
     status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: [new URL(feed.url).host], refreshAfterMs: 0,
   };
   const bytes = new TextEncoder().encode(ics);
-  const first = await runIcsImport(params, { redis });
+  const first = await runIcsImport(params, ctxOf(0));
   const created = first.counts.events.created;
   for (let r = 0; r < reps; r++) {
     const parse = await measured(async () => normalizeIcs(bytes, { sourceKey: 'bench', sourceName: 'bench', window }));
     if (noReuse) for (const key of await redis.keys('*:state:groups:*')) await redis.del(key);
     if (session) await session.post('Profiler.start');
-    const again = await measured(() => runIcsImport(params, { redis }));
+    const again = await measured(() => runIcsImport(params, ctxOf(r + 1)));
     if (session) profiles.push((await session.post('Profiler.stop')).profile);
     if (again.value.counts.events.unchanged !== created) throw new Error(`re-import saw ${again.value.counts.events.unchanged} unchanged of ${created}`);
     rounds.push({ parseMs: parse.ms, parseCpuMs: parse.cpuMs, reimportMs: again.ms, reimportCpuMs: again.cpuMs, reimportMainCpuMs: again.mainCpuMs, ratio: again.ms / parse.ms });

@@ -121,7 +121,7 @@ export const importCsvChunkJob = defineJob({
   historyName: (p) => importRunName(p.payload),
   async process(job, p, deps, signal): Promise<QueuedChunkResult> {
     const o = resolveCsvPayload(p.payload, deps.config);
-    const ctx = runContext(deps, { runId: p.runId, signal, logFields: { jobId: job.id } });
+    const ctx = runContext(deps, { runId: p.runId, job, signal, logFields: { jobId: job.id } });
     // The key the planner settled on (it recorded which one is this location's: src/runs/source-key.ts).
     const params = await settleSourceKey(csvParams(o, deps.config, { allowFiles: o.configured }), ctx, { part: true });
     const chunk = await readChunk(deps, p.runId, p.chunk);

@@ -40,6 +40,7 @@ export const importIcsJob = defineJob({
     const ttlMs = deps.config.worker.lockDurationMs;
     const run = (): Promise<ReportJson> => runIcsImport(params, runContext(deps, {
       runId: job.id,
+      job,
       signal,
       logFields: { jobId: job.id, source: opts.source, site: opts.site },
       onProgress: (p) => job.updateProgress(p),

@@ -21,7 +21,7 @@ export function paramsOf(ref: RunRef & { lang: Language }, config: CalsyncConfig
 }
 
 export function syncJobContext(deps: JobDeps, job: Job, runId: string, logFields: Record<string, unknown>, signal?: AbortSignal): RunContext {
-  return runContext(deps, { runId, signal, logFields: { jobId: job.id, ...logFields } });
+  return runContext(deps, { runId, job, signal, logFields: { jobId: job.id, ...logFields } });
 }
 
 /** Runs `fn` holding (and renewing) the run's lock; a run whose lock was lost keeps going (its writes are idempotent). */

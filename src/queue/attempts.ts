@@ -29,19 +29,37 @@ const TAG = 'calsync failed attempt ';
 /** Written items a failed attempt's log row keeps at most (about 200 bytes each); beyond, only its counts. */
 const NOTED_ITEMS = 5000;
 
-/** What a failed attempt wrote, item by item, from the report its error carries (undefined: none, or too many to keep). */
+/**
+ * What a failed attempt wrote, item by item, from the report its error carries (undefined: none, or
+ * too many to keep). Not the items it reported as an earlier attempt's writes (`earlier`): those are
+ * in that attempt's row, and the ledger tells every later attempt about them again.
+ */
 function writtenItems(err: unknown): ItemReport[] | undefined {
   const items = (err as { report?: ReportJson } | undefined)?.report?.items ?? [];
-  const written = items.filter((it) => it.slug !== undefined && (it.outcome === 'created' || it.outcome === 'updated' || it.outcome === 'retired'));
+  const written = items.filter((it) => it.slug !== undefined && !it.earlier && (it.outcome === 'created' || it.outcome === 'updated' || it.outcome === 'retired'));
   return written.length > 0 && written.length <= NOTED_ITEMS ? written : undefined;
+}
+
+/** Items a report tells as an earlier attempt's writes (ItemReport `earlier`), per kind. */
+function earlierWritesIn(report: Pick<ReportJson, 'items'>): Record<string, Writes> {
+  const out: Record<string, Writes> = {};
+  for (const it of report.items) {
+    if (!it.earlier || (it.outcome !== 'created' && it.outcome !== 'updated')) continue;
+    (out[it.kind] ??= { created: 0, updated: 0, retired: 0 })[it.outcome]++;
+  }
+  return out;
 }
 
 /** What a failed attempt wrote before it failed, per item kind, from the report its error carries (src/runs/context.ts). */
 function writesOf(err: unknown): Record<string, Writes> | undefined {
-  const counts = (err as { report?: ReportJson } | undefined)?.report?.counts;
-  if (!counts) return undefined;
+  const report = (err as { report?: ReportJson } | undefined)?.report;
+  if (!report) return undefined;
+  const told = earlierWritesIn(report);
   const out: Record<string, Writes> = {};
-  for (const [kind, c] of Object.entries(counts)) if (c.created + c.updated + c.retired > 0) out[kind] = { created: c.created, updated: c.updated, retired: c.retired };
+  for (const [kind, c] of Object.entries(report.counts)) {
+    const w = { created: c.created - (told[kind]?.created ?? 0), updated: c.updated - (told[kind]?.updated ?? 0), retired: c.retired };
+    if (w.created + w.updated + w.retired > 0) out[kind] = w;
+  }
   return Object.keys(out).length ? out : undefined;
 }
 
@@ -96,23 +114,30 @@ type Counts = ReportJson['counts'];
 
 /**
  * The last attempt's counts with what the earlier attempts wrote put back: their creates and updates
- * read as "unchanged" to the last attempt (the ledger knew them), so they move from unchanged to
- * created/updated (never more than the unchanged there are: each item is counted once, and `read`
- * stays the sum); their retirements are added (the last attempt no longer sees those items).
+ * that read as "unchanged" to the last attempt (the ledger knew them, without the job's mark: terms,
+ * entries from before marks) move from unchanged to created/updated (never more than the unchanged
+ * there are: each item is counted once, and `read` stays the sum); those it already told as an
+ * earlier attempt's (`told`, from the job's mark in the ledger: src/write/job-mark.ts) are not moved
+ * again. Their retirements are added (the last attempt no longer sees those items).
  */
-function withEarlierWrites(counts: Counts, earlier: FailedAttempt[]): Counts {
+function withEarlierWrites(counts: Counts, earlier: FailedAttempt[], told: Record<string, Writes>): Counts {
   const out: Record<string, Counts[keyof Counts]> = {};
   for (const [kind, c] of Object.entries(counts)) out[kind] = { ...c };
+  const wrote: Record<string, Writes> = {};
   for (const e of earlier) {
     for (const [kind, w] of Object.entries(e.writes ?? {})) {
-      const c = (out[kind] ??= { read: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, retired: 0 });
-      for (const outcome of ['created', 'updated'] as const) {
-        const moved = Math.min(w[outcome], c.unchanged);
-        c[outcome] += moved;
-        c.unchanged -= moved;
-      }
-      c.retired += w.retired;
+      const sum = (wrote[kind] ??= { created: 0, updated: 0, retired: 0 });
+      for (const k of ['created', 'updated', 'retired'] as const) sum[k] += w[k];
     }
+  }
+  for (const [kind, w] of Object.entries(wrote)) {
+    const c = (out[kind] ??= { read: 0, created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, retired: 0 });
+    for (const outcome of ['created', 'updated'] as const) {
+      const moved = Math.min(Math.max(0, w[outcome] - (told[kind]?.[outcome] ?? 0)), c.unchanged);
+      c[outcome] += moved;
+      c.unchanged -= moved;
+    }
+    c.retired += w.retired;
   }
   return out as Counts;
 }
@@ -169,7 +194,7 @@ export async function wholeReport(redis: Redis, job: Job, report: ReportJson): P
     report: {
       ...report,
       run: { ...report.run, startedAt: new Date(startedAt).toISOString(), durationMs: lastStart + (report.run.durationMs ?? 0) - startedAt },
-      counts: withEarlierWrites(report.counts, earlier),
+      counts: withEarlierWrites(report.counts, earlier, earlierWritesIn(report)),
       items: withEarlierItems(report.items, earlier),
       warnings: [...report.warnings, note],
       ...(requests ? { requests } : {}),

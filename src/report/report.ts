@@ -27,6 +27,11 @@ export const ItemReport = z.object({
   reason: z.string().optional(),
   origin: z.object({ source: z.string(), line: z.number().optional(), uid: z.string().optional(), occurrence: z.string().optional(), ref: z.string().optional() }).optional(),
   siteId: z.number().optional(),
+  /**
+   * Its outcome is what an earlier delivery of the run's job did (a worker killed under it, a failed
+   * attempt), as the ledger recorded it (src/write/job-mark.ts): not a write of this one.
+   */
+  earlier: z.literal(true).optional(),
 });
 export type ItemReport = z.infer<typeof ItemReport>;
 

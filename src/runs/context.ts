@@ -3,6 +3,7 @@ import { CircuitBreaker, type CalendarClient, type RequestInfo, type SiteConnect
 import type { Logger } from 'pino';
 import type { Language } from '../model/languages.ts';
 import { MemoryLedger, RedisLedger, type Ledger } from '../write/ledger.ts';
+import { jobMark, type JobIdentity } from '../write/job-mark.ts';
 import type { ReportJson } from '../report/report.ts';
 import { MemoryState, RedisState, type StateStore } from './fetch-state.ts';
 import { CalsyncError } from '../errors/calsync-error.ts';
@@ -23,6 +24,12 @@ export interface RunContext {
   log?: Logger;
   signal?: AbortSignal;
   runId?: string;
+  /**
+   * The queued job this run (or piece of a run) is, as its ledger entries name it: a delivery that
+   * takes over from a killed worker, or retries, reports the earlier one's writes (src/write/job-mark.ts).
+   * None for an inline CLI run.
+   */
+  jobMark?: string;
   onProgress?: (p: RunProgress) => unknown;
   /** External rate limiter shared by all workers for a site. */
   limiterFor?: (siteKey: string) => { acquire(signal?: AbortSignal): Promise<void> } | undefined;
@@ -47,6 +54,8 @@ export interface RunHost {
 /** What differs between two runs (or two jobs of one run) on the same host. */
 export interface RunScope {
   runId?: string;
+  /** The BullMQ job that runs it (jobMark). */
+  job?: JobIdentity;
   signal?: AbortSignal;
   /** Fields every log line of the run carries (job id, source, language, page…). */
   logFields?: Record<string, unknown>;
@@ -66,6 +75,7 @@ export function runContext(host: RunHost, scope: RunScope = {}): RunContext {
     log: host.log && scope.logFields ? host.log.child(scope.logFields) : host.log,
     signal: scope.signal,
     runId: scope.runId,
+    jobMark: scope.job ? jobMark(scope.job) : undefined,
     onProgress: scope.onProgress,
     limiterFor: host.limiterFor,
     onRequest: host.onRequest,

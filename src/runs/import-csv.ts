@@ -176,7 +176,7 @@ export async function processChunk(p: CsvImportParams, chunk: CsvChunk, ctx: Run
   const ledger = ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey });
   const rawByLine = new Map(chunk.items.map((i) => [i.line, i.raw]));
   try {
-    const writer = new SiteWriter({ client, ledger, report, sourceKey: p.sourceKey, lang: p.lang, dryRun: p.dryRun, status: p.status, createTerms: p.createTerms, adoptLinked: p.adoptLinked, concurrency: p.site.concurrency, signal: ctx.signal });
+    const writer = new SiteWriter({ client, ledger, report, sourceKey: p.sourceKey, lang: p.lang, dryRun: p.dryRun, status: p.status, createTerms: p.createTerms, adoptLinked: p.adoptLinked, concurrency: p.site.concurrency, signal: ctx.signal, mark: ctx.jobMark });
     const results = chunk.items.map((i) => i.result);
     await dropUnsafeImages(results, { allow: p.allow }, (w) => report.warn(w));
     if (p.kind === 'events') {

@@ -107,7 +107,7 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   const reuse = p.dryRun ? undefined : new GroupReuse(last.state, { site: p.site.key, lang: p.lang, source: p.sourceKey });
   // Only after a clean run are recorded groups offered (a run that failed anything may have left a
   // group's events half written); their records are read while the feed is fetched.
-  const offering = reuse !== undefined && last.prev.clean === true;
+  const offering = reuse !== undefined && last.prev.clean === true && !last.again;
   if (offering) void reuse.read();
 
   await ctx.onProgress?.({ phase: 'fetch', done: 0 });
@@ -133,7 +133,7 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   const keys = new DraftKeys(p.sourceKey, p.status);
   const writer = new SiteWriter({
     client, ledger: gatedLedger(ledger, gate), report, sourceKey: p.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked,
-    status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal, keys,
+    status: p.status, createTerms: p.createTerms, concurrency: p.site.concurrency, signal: ctx.signal, keys, mark: ctx.jobMark,
   });
   const early = new EarlyPlan(writer, snapshot, guard, KNOWN_PER_BATCH, ctx.signal);
   const run: WriteRun = { client, writer, gate, early, reuse };
@@ -209,6 +209,8 @@ interface LastRun {
   prev: FetchState;
   options: string;
   reusable: boolean;
+  /** The state was stored by an earlier delivery of this run's job (FetchState `job`). */
+  again: boolean;
 }
 
 async function lastRun(p: IcsImportParams, ctx: RunContext, zone: string): Promise<LastRun> {
@@ -216,9 +218,11 @@ async function lastRun(p: IcsImportParams, ctx: RunContext, zone: string): Promi
   const key = `fetch:${p.site.key}:${p.lang}:${p.sourceKey}`;
   const prev = (await state.get<FetchState>(key)) ?? {};
   const options = optionsFingerprint(p, zone);
-  // The "unchanged, skip" shortcut only holds for the same options after a run that failed nothing.
-  const reusable = !p.dryRun && reusableState(prev, options, p.refreshAfterMs ?? 24 * 3_600_000);
-  return { state, key, prev, options, reusable };
+  const again = ctx.jobMark !== undefined && prev.job === ctx.jobMark;
+  // The "unchanged, skip" shortcut only holds for the same options after a run that failed nothing,
+  // and another run: this run's own state says nothing about what it has to report.
+  const reusable = !p.dryRun && !again && reusableState(prev, options, p.refreshAfterMs ?? 24 * 3_600_000);
+  return { state, key, prev, options, reusable, again };
 }
 
 async function fetchFeed(p: IcsImportParams, ctx: RunContext, last: LastRun) {
@@ -287,7 +291,7 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
     throwIfSiteDown(client);
     const clean = report.exitCode() === 0;
     if (clean && run.reuse && feed.groups) await run.reuse.record(feed.groups.recordable, feed.groups.reused, { window: p.window, items, writer, report, maxEntries: LEDGER_SNAPSHOT_MAX });
-    if (!p.dryRun) await last.state.set(last.key, { ...done, processedAt: new Date().toISOString(), clean } satisfies FetchState);
+    if (!p.dryRun) await last.state.set(last.key, { ...done, processedAt: new Date().toISOString(), clean, ...(ctx.jobMark ? { job: ctx.jobMark } : {}) } satisfies FetchState);
   } finally {
     report.countRequests(client.stats());
   }

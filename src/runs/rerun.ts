@@ -16,6 +16,12 @@ export interface FetchState {
   options?: string;
   /** The run finished with no failed item, no failed or refused retirement. */
   clean?: boolean;
+  /**
+   * The queued job that ran it (RunContext.jobMark). A delivery of that same job, taking over from a
+   * worker killed after this state was stored but before its job was completed, runs the feed again
+   * to report the run (its writes, from the ledger): this state is not an earlier run's.
+   */
+  job?: string;
 }
 
 /** A day, so a horizon counted from "now" does not change the fingerprint every millisecond. */

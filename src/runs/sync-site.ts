@@ -106,7 +106,7 @@ export class SiteSync {
     this.target = new CalendarClient({ ...p.to.connection, language: p.lang, ...clientHooks(ctx, p.to.key) });
     this.ledger = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: this.sourceKey });
     const termMemo = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: `${this.sourceKey}-terms` });
-    this.writer = new SiteWriter({ client: this.target, ledger: this.ledger, report, sourceKey: this.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked, createTerms: true, updateTerms: true, termMemo, concurrency: p.to.concurrency, signal: ctx.signal });
+    this.writer = new SiteWriter({ client: this.target, ledger: this.ledger, report, sourceKey: this.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked, createTerms: true, updateTerms: true, termMemo, concurrency: p.to.concurrency, signal: ctx.signal, mark: ctx.jobMark });
   }
 
   /** Reads the source window page by page; `onPage` receives each page once its links are resolved. */

@@ -38,6 +38,13 @@ export const LedgerEntry = z.object({
   lids: z.string().optional(),
   /** A venue/organizer calsync found on the site (not created by it): linked, its fields not written. */
   adopted: z.boolean().optional(),
+  /**
+   * The job whose write stored the entry (its mark, src/write/job-mark.ts; none for an inline CLI run),
+   * and `new` when that job created the record: a delivery of the same job taking over from a killed
+   * worker, or retried, reports what the earlier delivery did instead of "unchanged".
+   */
+  run: z.string().optional(),
+  new: z.literal(true).optional(),
   at: z.string(),
 });
 export type LedgerEntry = z.infer<typeof LedgerEntry>;

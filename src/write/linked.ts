@@ -8,6 +8,7 @@ import type { Language } from '../model/languages.ts';
 import { organizerBody, venueBody } from './body.ts';
 import { createLinked, updateLinked, type LinkedBody } from './linked-writes.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
+import { earlierWrite, markedWrite, type WriteOutcome } from './job-mark.ts';
 import type { RunReport } from '../report/report.ts';
 import { SiteIndex } from './site-index.ts';
 import { InlineClaim, type Link, type LinkedKind, type LinkedRecord } from './inline.ts';
@@ -31,6 +32,8 @@ export interface LinkedResolverOptions {
    * instead of being created at once; see venueLink/organizerLink.
    */
   inline?: boolean;
+  /** The job whose writes these are: its entries carry it (src/write/job-mark.ts). */
+  mark?: string;
 }
 
 export type AdoptLinked = 'link' | 'overwrite';
@@ -337,8 +340,10 @@ export class LinkedResolver {
     const { kind, key, name, body, explicitSlug, origin } = claim;
     try {
       const record = await this.settleCollision(kind, name, body, created, explicitSlug);
-      this.opts.report.add({ kind, slug: record.slug ?? key, outcome: record === created ? 'created' : 'updated', siteId: record.id, ...(origin ? { origin } : {}) });
-      await this.ledger.set(kind, key, { fp: claim.fp, id: record.id, slug: record.slug, modified: record.modified_utc, at: new Date().toISOString() });
+      // A claim is made for a record the ledger does not hold: there is no earlier entry to go by.
+      const { outcome, stamp } = markedWrite(record === created ? 'created' : 'updated', undefined, this.opts.mark);
+      this.opts.report.add({ kind, slug: record.slug ?? key, outcome, siteId: record.id, ...(origin ? { origin } : {}) });
+      await this.ledger.set(kind, key, { fp: claim.fp, id: record.id, slug: record.slug, modified: record.modified_utc, ...stamp, at: new Date().toISOString() });
       claim.done(record.id);
       return record.id;
     } catch (err) {
@@ -384,7 +389,9 @@ export class LinkedResolver {
       return known.id;
     }
     if (known && settled === 'unchanged') {
-      report.add({ kind, slug: known.slug ?? key, outcome: 'unchanged', siteId: known.id });
+      // Written by an earlier delivery of this run's job (a worker killed under it): what that did.
+      const earlier = earlierWrite(known, this.opts.mark);
+      report.add({ kind, slug: known.slug ?? key, outcome: earlier ?? 'unchanged', siteId: known.id, ...(earlier ? { earlier: true } : {}) });
       return known.id;
     }
     const res = kind === 'venues' ? this.client.venues : this.client.organizers;
@@ -406,19 +413,21 @@ export class LinkedResolver {
         return existing.id;
       }
       let record: { id: number; slug?: string; modified_utc?: string } | null = null;
+      let outcome: WriteOutcome = 'updated';
       if (existing && existing.status !== 'trash') {
         // A listed record may have been deleted on the site since the listing: then create it.
         record = await updateLinked(this.client, existing.id, body, { lang }).catch((err) => (known || !isGone(err) ? Promise.reject(err) : null));
-        if (record) report.add({ kind, slug: record.slug ?? key, outcome: 'updated', siteId: record.id });
       }
       if (!record && !existing && this.opts.inline) return new InlineClaim({ kind, key, name, body, fp, origin, explicitSlug });
       if (!record) {
         // The site may hand back an existing record with the same details (its de-duplication).
         const created = await this.createVerified(kind, name, body, explicitSlug);
         record = await this.settleCollision(kind, name, body, created, explicitSlug);
-        report.add({ kind, slug: record.slug ?? key, outcome: record === created ? 'created' : 'updated', siteId: record.id });
+        if (record === created) outcome = 'created';
       }
-      await this.ledger.set(kind, key, { fp, id: record.id, slug: record.slug, modified: record.modified_utc, at: new Date().toISOString() });
+      const mark = markedWrite(outcome, known, this.opts.mark);
+      report.add({ kind, slug: record.slug ?? key, outcome: mark.outcome, siteId: record.id, ...(mark.earlier ? { earlier: true } : {}) });
+      await this.ledger.set(kind, key, { fp, id: record.id, slug: record.slug, modified: record.modified_utc, ...mark.stamp, at: new Date().toISOString() });
       return record.id;
     } catch (err) {
       report.add({ kind, slug: key, outcome: 'failed', reason: `${label} "${name}" could not be written: ${(err as Error).message}` });

@@ -8,9 +8,10 @@ import { mapConcurrent, Slots } from '../util/pool.ts';
 import { eventBody, eventFingerprint, linkKey, linkKeyOf, type EventBody, type EventLinkIds, type InlineEventBody } from './body.ts';
 import { draftSlug, type DraftKey, type DraftKeys } from './draft-keys.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
+import { earlierWrite, markedWrite } from './job-mark.ts';
 import type { LedgerListing } from './ledger-snapshot.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
-import { originRef, type ItemKind, type RunReport } from '../report/report.ts';
+import { originRef, type ItemKind, type ItemReport, type RunReport } from '../report/report.ts';
 import { droppedTermsNote, keptTerms, TermResolver, type Taxonomy } from './terms.ts';
 import { SiteIndex, spanOf } from './site-index.ts';
 import { retireVanished, type RetireOptions } from './retire.ts';
@@ -44,6 +45,8 @@ export interface SiteWriterOptions {
   termMemo?: Ledger;
   /** Slugs and shapes of the drafts, worked out where they were parsed (an ICS import's parser thread). */
   keys?: DraftKeys;
+  /** The job whose writes these are (RunContext.jobMark): its entries carry it (src/write/job-mark.ts). */
+  mark?: string;
 }
 
 /**
@@ -134,7 +137,7 @@ export class SiteWriter {
   private readonly stored = new Map<string, LedgerEntry>();
   /** Event writes in flight, shared by overlapping batches (see Slots). */
   private readonly writeSlots: Slots;
-  private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked' | 'keys'>> & Pick<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked'>;
+  private readonly o: Required<Omit<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked' | 'keys' | 'mark'>> & Pick<SiteWriterOptions, 'lang' | 'signal' | 'termMemo' | 'adoptLinked' | 'mark'>;
   /** The options' keys, when they were worked out for this writer's source and status. */
   private readonly keys?: DraftKeys;
 
@@ -145,7 +148,7 @@ export class SiteWriter {
     this.terms = new TermResolver(opts.client, { lang: opts.lang, createTerms: this.o.createTerms, dryRun: this.o.dryRun, report: opts.report, updateTerms: this.o.updateTerms, memo: opts.termMemo });
     this.index = new SiteIndex(opts.client, { lang: opts.lang, signal: opts.signal, concurrency: Math.min(4, this.o.concurrency) });
     this.writeSlots = new Slots(this.o.concurrency);
-    this.linked = new LinkedResolver(opts.client, opts.ledger, { lang: opts.lang, dryRun: this.o.dryRun, status: this.o.status, report: opts.report, adoptLinked: opts.adoptLinked, index: this.index, inline: !this.o.dryRun });
+    this.linked = new LinkedResolver(opts.client, opts.ledger, { lang: opts.lang, dryRun: this.o.dryRun, status: this.o.status, report: opts.report, adoptLinked: opts.adoptLinked, index: this.index, inline: !this.o.dryRun, mark: opts.mark });
   }
 
   /**
@@ -289,6 +292,8 @@ export class SiteWriter {
     if (pending) return undefined;
     const entry = this.primed.get(key.slug);
     if (!entry || entry.shape !== key.shape || entry.lids !== linkKeyOf(ids)) return undefined;
+    // Written by an earlier delivery of this job: planned in full, and reported as that write (found()).
+    if (earlierWrite(entry, this.o.mark)) return undefined;
     return { slug: key.slug, origin: d.origin, untouched: entry.id };
   }
 
@@ -464,7 +469,7 @@ export class SiteWriter {
       const entry = 'untouched' in p ? undefined : known.get(p.slug);
       if ('untouched' in p) this.o.report.add({ kind: 'events', slug: p.slug, origin: p.origin, outcome: 'unchanged', siteId: p.untouched });
       // (An entry the plan has more to keep for goes through writeOne, which stores it.)
-      else if (entry && entry.fp === p.fp && (this.o.dryRun || !refreshed(entry, p))) this.o.report.add({ kind: 'events', slug: p.slug, origin: p.origin, outcome: 'unchanged', siteId: entry.id });
+      else if (entry && entry.fp === p.fp && (this.o.dryRun || !refreshed(entry, p))) this.o.report.add(this.found({ kind: 'events', slug: p.slug, origin: p.origin }, entry));
       else rest.push(p);
     }
     const recording: Promise<void>[] = [];
@@ -509,10 +514,10 @@ export class SiteWriter {
       const kept = this.o.dryRun ? undefined : refreshed(entry, p);
       if (kept) {
         recording.push(this.store(p.slug, kept).then(
-          () => report.add({ ...base, outcome: 'unchanged', siteId: entry.id }),
+          () => report.add(this.found(base, entry)),
           (err: Error) => report.add({ ...base, outcome: 'failed', reason: err.message }),
         ));
-      } else report.add({ ...base, outcome: 'unchanged', siteId: entry.id });
+      } else report.add(this.found(base, entry));
       return;
     }
     try {
@@ -551,16 +556,26 @@ export class SiteWriter {
       }
       const reason = p.notes.length ? p.notes.join('; ') : undefined;
       this.index.noteEvent(p.slug);
-      const stored = { fp: p.fp, id: record.id, modified: record.modified_utc, ...recordTimes(record), src: p.origin.ref, srcMod: p.srcMod, links: p.links, ...shapeOf(p), at: new Date().toISOString() };
+      const { outcome, earlier, stamp } = markedWrite(created ? 'created' : 'updated', entry, this.o.mark);
+      const stored = { fp: p.fp, id: record.id, modified: record.modified_utc, ...recordTimes(record), src: p.origin.ref, srcMod: p.srcMod, links: p.links, ...shapeOf(p), ...stamp, at: new Date().toISOString() };
       // Stored (and reported) without holding this request slot: the ledger groups its writes
       // over a short window (RedisLedger.set), during which the slot can carry the next event to the site.
       recording.push(this.store(p.slug, stored).then(
-        () => report.add({ ...base, outcome: created ? 'created' : 'updated', siteId: record.id, reason }),
+        () => report.add({ ...base, outcome, siteId: record.id, reason, ...(earlier ? { earlier } : {}) }),
         (err: Error) => report.add({ ...base, outcome: 'failed', reason: err.message }),
       ));
     } catch (err) {
       report.add({ ...base, outcome: 'failed', reason: (err as Error).message });
     }
+  }
+
+  /**
+   * An event found as last written (same fingerprint): unchanged, unless an earlier delivery of this
+   * run's job wrote it (a worker killed under it, a failed attempt), which then tells what it did.
+   */
+  private found(base: Pick<ItemReport, 'kind' | 'slug' | 'origin'>, entry: LedgerEntry): ItemReport {
+    const earlier = earlierWrite(entry, this.o.mark);
+    return earlier ? { ...base, outcome: earlier, siteId: entry.id, earlier: true } : { ...base, outcome: 'unchanged', siteId: entry.id };
   }
 
   /** Stores an event's ledger entry; once stored, it is also this run's view of the ledger (see `before`). */

@@ -8,16 +8,23 @@ import { fieldOf, METRIC_KEYS, MetricsRecorder } from '../../src/metrics/recorde
 import type { ReportJson } from '../../src/report/report.ts';
 import { testPrefix, testRedis } from '../support/redis.ts';
 import { importWorkers, type ImportWorkers } from '../support/import-workers.ts';
+import { resolveIcsPayload } from '../../jobs/import-ics.ts';
+import { runIcsImport } from '../../src/runs/import-ics.ts';
+import { icsParams } from '../../src/runs/options/import-ics.ts';
+import { runContext } from '../../src/runs/context.ts';
 import { PASSWORD, USER, feedServer, testSite } from '../support/site.ts';
 
 const EVENTS = 30;
 /** Events the first attempt creates before the site starts answering 500 to everything. */
 const BEFORE_DOWN = 10;
 
-const vevent = (i: number) => [
-  'BEGIN:VEVENT', `UID:talk-${i}@example.org`, `SUMMARY:Talk ${i}`, `DTSTART:202705${String(1 + (i % 28)).padStart(2, '0')}T19${String(i % 60).padStart(2, '0')}00Z`, 'DURATION:PT1H', 'END:VEVENT',
+const vevent = (i: number, uid = 'talk') => [
+  'BEGIN:VEVENT', `UID:${uid}-${i}@example.org`, `SUMMARY:Talk ${i}`, `DTSTART:202705${String(1 + (i % 28)).padStart(2, '0')}T19${String(i % 60).padStart(2, '0')}00Z`, 'DURATION:PT1H', 'END:VEVENT',
 ];
-const calendar = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calsync test//EN', ...Array.from({ length: EVENTS }, (_, i) => vevent(i)).flat(), 'END:VCALENDAR', ''].join('\r\n');
+const calendarOf = (n: number, uid?: string) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calsync test//EN', ...Array.from({ length: n }, (_, i) => vevent(i, uid)).flat(), 'END:VCALENDAR', ''].join('\r\n');
+const calendar = calendarOf(EVENTS);
+/** Events of the second source already on the site (imported by an earlier run) when its feed grows to EVENTS. */
+const BEFORE = 10;
 
 /**
  * Found in review: a queued import whose first attempt wrote part of a feed before its site went
@@ -29,17 +36,23 @@ const calendar = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calsync test//EN'
 describe('regression: a run that succeeded on a retry returned and counted only its last attempt', () => {
   let env: Awaited<ReturnType<typeof testSite>>;
   let feed: Awaited<ReturnType<typeof feedServer>>;
+  let more: Awaited<ReturnType<typeof feedServer>>;
+  let config: ReturnType<typeof parseConfig>;
   let redis: Redis;
   let workers: ImportWorkers;
   const prefix = testPrefix();
   beforeAll(async () => {
     env = await testSite();
     feed = await feedServer(calendar);
+    more = await feedServer(calendarOf(BEFORE, 'more'));
     redis = testRedis();
     process.env.CALSYNC_TEST_RETRY_PASSWORD = PASSWORD;
-    const config = parseConfig({
+    config = parseConfig({
       sites: [{ name: 'sb', restRoot: env.sandbox.url, auth: { user: USER, passwordEnv: 'CALSYNC_TEST_RETRY_PASSWORD' }, concurrency: 1 }],
-      sources: [{ name: 'talks', kind: 'ics', site: 'sb', url: feed.url, allow: [new URL(feed.url).host], window: { from: '2027-01-01', to: '2027-12-31' } }],
+      sources: [
+        { name: 'talks', kind: 'ics', site: 'sb', url: feed.url, allow: [new URL(feed.url).host], window: { from: '2027-01-01', to: '2027-12-31' } },
+        { name: 'more', kind: 'ics', site: 'sb', url: more.url, allow: [new URL(more.url).host], window: { from: '2027-01-01', to: '2027-12-31' } },
+      ],
       history: { pauseAfterFailures: 10 },
     });
     // The real import-ics job; its first attempt takes the site down once it has created BEFORE_DOWN events.
@@ -63,6 +76,7 @@ describe('regression: a run that succeeded on a retry returned and counted only 
     await workers.close();
     await redis.quit();
     await feed.close();
+    await more.close();
     await env.close();
     delete process.env.CALSYNC_TEST_RETRY_PASSWORD;
   });
@@ -94,5 +108,22 @@ describe('regression: a run that succeeded on a retry returned and counted only 
     const metrics = new MetricsRecorder(redis, prefix);
     await expect.poll(async () => Number((await metrics.read())[item('created')] ?? 0), { timeout: 5000 }).toBe(EVENTS);
     expect(Number((await metrics.read())[item('unchanged')] ?? 0)).toBe(0);
+  });
+
+  it('events unchanged since an earlier run stay unchanged: the first attempt\'s writes are counted once, not taken from them', { timeout: 90_000 }, async () => {
+    // An earlier run (inline, no job) put BEFORE events on the site; the feed then grows to EVENTS.
+    await runIcsImport(icsParams(resolveIcsPayload({ source: 'more' }, config), config, { allowFiles: true }), runContext({ redis, prefix }));
+    more.set(calendarOf(EVENTS, 'more'));
+    const job = await workers.queue.add('import-ics', { source: 'more' }, { attempts: 3, backoff: { type: 'fixed', delay: 300 } });
+    const result = (await job.waitUntilFinished(workers.events, 60_000)) as ReportJson;
+    expect((await workers.queue.getJob(job.id!))?.attemptsMade).toBeGreaterThanOrEqual(2);
+    // The first attempt created BEFORE_DOWN of the new events (the retry found them in the ledger, as
+    // its job's writes); the retry created the rest; the BEFORE events of the earlier run are unchanged.
+    expect(result.counts.events).toMatchObject({ read: EVENTS, created: EVENTS - BEFORE, updated: 0, unchanged: BEFORE, failed: 0 });
+    const events = result.items.filter((i) => i.kind === 'events');
+    expect(events.filter((i) => i.outcome === 'unchanged')).toHaveLength(BEFORE);
+    expect(events.filter((i) => i.outcome === 'created' && i.earlier)).toHaveLength(BEFORE_DOWN);
+    const [run] = await new RunHistory(redis, { prefix }).list('more');
+    expect(run?.counts?.events).toMatchObject({ read: EVENTS, created: EVENTS - BEFORE, unchanged: BEFORE });
   });
 });
