@@ -8,6 +8,7 @@ import {
 import type { OrganizerRecord, PostBase, VenueRecord } from './records.ts';
 import { collectionUrl, type RenderCtx } from './shapes.ts';
 import type { Store } from './store.ts';
+import { unlinkTrashed } from './trash-links.ts';
 
 type Linked = VenueRecord | OrganizerRecord;
 
@@ -129,6 +130,8 @@ function updateLinked<R extends Linked>(ctx: Ctx, spec: LinkedSpec<R>, rec: R): 
     r.slug = settleSlug(ctx.store, spec.kind, r, undefined);
     touch(ctx.site, r);
   });
+  // WordPress fires `trash_<post type>` on every save with the trash status, an update's included.
+  if (rec.status === 'trash') unlinkTrashed(ctx.store, ctx.site, rec);
   return rec;
 }
 
@@ -159,6 +162,7 @@ export function linkedEndpoints<R extends Linked>(spec: LinkedSpec<R>): {
   const remove = (ctx: Ctx, rec: R) => {
     if (rec.status === 'trash') throw inTrash(spec.kind);
     trash(ctx.store, ctx.site, rec);
+    unlinkTrashed(ctx.store, ctx.site, rec);
     return { status: 200, body: spec.render(ctx.store, rec, ctx.rc) };
   };
   const writeCheck = (ctx: Ctx, lookup?: (ctx: Ctx) => ApiError | undefined): ApiError | undefined => {

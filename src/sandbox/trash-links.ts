@@ -1,0 +1,36 @@
+import { nowStamps, type SiteConfig } from './context.ts';
+import type { OrganizerRecord, VenueRecord } from './records.ts';
+import type { Store } from './store.ts';
+
+/** WordPress's `posts_per_page` option as installed: the default WP_Query page size. */
+const POSTS_PER_PAGE = 10;
+
+/**
+ * What a real site does when a venue or organizer goes to the trash (TEC's cleanupPostVenues /
+ * cleanupPostOrganizers, hooked on `trash_tribe_venue` / `trash_tribe_organizer`): a default
+ * WP_Query for events whose `_EventVenueID` (`_EventOrganizerID`) is its id, then
+ * `delete_post_meta($event, '_EventVenueID')` on each, which removes EVERY venue (organizer) link
+ * of those events, not only the trashed one's. TEC's own query filter makes that query one page
+ * (`posts_per_page`, 10) of published events (and private ones, the trashing user being an
+ * administrator) that have not ended yet, earliest start first, then oldest post: a draft, a past
+ * event, or the 11th upcoming one keeps its links, the trashed record's included. Measured on a
+ * real TEC 6.17.2 site (test/contract/linked-trash.test.ts). Events refused an occurrence row are
+ * left out, as every event query of the site leaves them out. The event's modification time is
+ * not touched (delete_post_meta does not).
+ */
+export function unlinkTrashed(store: Store, site: SiteConfig, rec: VenueRecord | OrganizerRecord): void {
+  const now = nowStamps(site).local;
+  const isVenue = rec.kind === 'venue';
+  let left = POSTS_PER_PAGE;
+  // sortedEvents is by start, then id: ids rise with post dates.
+  for (const ev of store.sortedEvents(rec.lang)) {
+    if (left === 0) break;
+    if ((ev.status !== 'publish' && ev.status !== 'private') || ev.refused || ev.end < now) continue;
+    if (isVenue ? ev.venue !== rec.id : !ev.organizers.includes(rec.id)) continue;
+    left--;
+    store.changePost(ev, (e) => {
+      if (isVenue) e.venue = null;
+      else e.organizers = [];
+    });
+  }
+}
