@@ -8,6 +8,7 @@ import { isDateValue, isImageValue, isPostStatus, newPostBase, publicationDates,
 import type { EventRecord, OrganizerRecord, VenueRecord } from './records.ts';
 import { resolveEventTerms } from './terms.ts';
 import { venueSpec } from './venues.ts';
+import { publishLinkedOf } from './trash-links.ts';
 
 /**
  * Event create and update. Updates are NOT merges: whatever the body omits is reset the way the
@@ -195,6 +196,7 @@ export function createEvent(ctx: Ctx): EventRecord {
 export function updateEvent(ctx: Ctx, ev: EventRecord): EventRecord {
   const p = ctx.params;
   const links = linksFor(ctx);
+  if ((typeof p.status === 'string' ? p.status : 'publish') === 'publish') publishLinkedOf(ctx.store, ev);
   ctx.store.changePost(ev, (r) => {
     const previousZone = r.timezone;
     r.status = typeof p.status === 'string' ? p.status : 'publish';

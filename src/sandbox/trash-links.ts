@@ -1,5 +1,5 @@
 import { nowStamps, type SiteConfig } from './context.ts';
-import type { OrganizerRecord, VenueRecord } from './records.ts';
+import type { EventRecord, OrganizerRecord, VenueRecord } from './records.ts';
 import type { Store } from './store.ts';
 
 /** WordPress's `posts_per_page` option as installed: the default WP_Query page size. */
@@ -31,6 +31,25 @@ export function unlinkTrashed(store: Store, site: SiteConfig, rec: VenueRecord |
     store.changePost(ev, (e) => {
       if (isVenue) e.venue = null;
       else e.organizers = [];
+    });
+  }
+}
+
+/**
+ * TEC's publishAssociatedTypes (on `publish_tribe_events`, so on every write of a published
+ * event): the venue and organizers the event links at that moment, before the write's own links
+ * are saved, are published when they are neither published nor private, trashed ones included
+ * (wp_publish_post: status only, the `__trashed` slug and the modification time stay). So a
+ * published event written twice with a trashed venue's id takes that venue out of the trash on
+ * the second write (test/contract/linked-trash.test.ts).
+ */
+export function publishLinkedOf(store: Store, ev: EventRecord): void {
+  const ids = ev.venue === null ? ev.organizers : [ev.venue, ...ev.organizers];
+  for (const id of ids) {
+    const rec = store.venues.get(id) ?? store.organizers.get(id);
+    if (!rec || rec.status === 'publish' || rec.status === 'private') continue;
+    store.changePost(rec, (r) => {
+      r.status = 'publish';
     });
   }
 }

@@ -58,6 +58,19 @@ describe('a trashed venue or organizer is unlinked from its upcoming events', ()
     expect((await c.organizers.get(y.id)).status).toBe('publish');
   });
 
+  it('a published event written twice with a trashed venue: the second write takes the venue out of the trash', async () => {
+    const v = await c.venues.create({ venue: `${t.prefix} Back Hall` });
+    t.track('venues', v.id);
+    const ev = await newEvent('back', 8, { venue: v.id });
+    await c.venues.delete(v.id);
+    const body = eventBody(`${t.prefix} back`, 8, { venue: v.id });
+    expect(venueOf(await c.events.update(ev.id, body as never))?.status).toBe('trash');
+    // TEC publishes the venue the event links when the write starts (publishAssociatedTypes).
+    expect(venueOf(await c.events.update(ev.id, body as never))?.status).toBe('publish');
+    const back = await c.venues.get(v.id);
+    expect([back.status, back.slug?.endsWith('__trashed')]).toEqual(['publish', true]);
+  });
+
   it('an event that has ended, and a draft, keep their links (the site only looks at upcoming published events)', async () => {
     const v = await c.venues.create({ venue: `${t.prefix} Kept Hall` });
     t.track('venues', v.id);
