@@ -2,16 +2,13 @@ import { nowStamps, type SiteConfig } from './context.ts';
 import type { EventRecord, OrganizerRecord, VenueRecord } from './records.ts';
 import type { Store } from './store.ts';
 
-/** WordPress's `posts_per_page` option as installed: the default WP_Query page size. */
-const POSTS_PER_PAGE = 10;
-
 /**
  * What a real site does when a venue or organizer goes to the trash (TEC's cleanupPostVenues /
  * cleanupPostOrganizers, hooked on `trash_tribe_venue` / `trash_tribe_organizer`): a default
  * WP_Query for events whose `_EventVenueID` (`_EventOrganizerID`) is its id, then
  * `delete_post_meta($event, '_EventVenueID')` on each, which removes EVERY venue (organizer) link
  * of those events, not only the trashed one's. TEC's own query filter makes that query one page
- * (`posts_per_page`, 10) of published events (and private ones, the trashing user being an
+ * (`posts_per_page`, the site's page size: 10 as installed) of published events (and private ones, the trashing user being an
  * administrator) that have not ended yet, earliest start first, then oldest post: a draft, a past
  * event, or the 11th upcoming one keeps its links, the trashed record's included. Measured on a
  * real TEC 6.17.2 site (test/contract/linked-trash.test.ts). Events refused an occurrence row are
@@ -21,7 +18,7 @@ const POSTS_PER_PAGE = 10;
 export function unlinkTrashed(store: Store, site: SiteConfig, rec: VenueRecord | OrganizerRecord): void {
   const now = nowStamps(site).local;
   const isVenue = rec.kind === 'venue';
-  let left = POSTS_PER_PAGE;
+  let left = site.defaultPerPage;
   // sortedEvents is by start, then id: ids rise with post dates.
   for (const ev of store.sortedEvents(rec.lang)) {
     if (left === 0) break;

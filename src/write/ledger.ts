@@ -45,6 +45,11 @@ export const LedgerEntry = z.object({
    */
   run: z.string().optional(),
   new: z.literal(true).optional(),
+  /**
+   * A venue/organizer found in the site's trash: not linked nor created again until it is restored
+   * there (src/write/linked-trash.ts).
+   */
+  trashed: z.boolean().optional(),
   at: z.string(),
 });
 export type LedgerEntry = z.infer<typeof LedgerEntry>;

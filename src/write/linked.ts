@@ -1,5 +1,5 @@
 import type { CalendarClient } from '../api/index.ts';
-import { isGone } from '../api/index.ts';
+import { goneAs, isGone } from '../api/index.ts';
 import type { Origin, OrganizerDraft, VenueDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import { shortHash, slugify } from '../model/identity.ts';
@@ -84,6 +84,14 @@ export class LinkedResolver {
   /** Spellings the ledger had recorded for the keys prime() read (runKey): final, so no claim is needed for them. */
   private readonly recorded = new Map<string, string>();
   private dryRunIds = -1;
+  /**
+   * Venues/organizers of the ledger this run links without a request (unchanged, or adopted), and
+   * those the ledger has as in the site's trash, by `kind:id`: checked on the site once per run
+   * when an event write is about to link them (usable).
+   */
+  private readonly unchecked = new Map<string, { kind: LinkedKind; key: string; name: string; entry: LedgerEntry }>();
+  private readonly checks = new Map<string, Promise<boolean>>();
+  private readonly warned = new Set<string>();
 
   constructor(client: CalendarClient, ledger: Ledger, opts: LinkedResolverOptions) {
     this.client = client;
@@ -377,13 +385,83 @@ export class LinkedResolver {
     return known.fp === fp() ? 'unchanged' : undefined;
   }
 
+  /**
+   * A venue/organizer of the ledger that is in the site's trash, as the ledger recorded it or as
+   * just `found`: not written nor created again, and resolved to its id as planned, without a
+   * request. The events that link it are written without it (src/write/linked-trash.ts), and those
+   * the feed does not change are left as they are; `usable` checks on the first such write whether
+   * it is still in the trash.
+   */
+  private async inTrash(report: { add(item: Parameters<RunReport['add']>[0]): void }, kind: LinkedKind, key: string, name: string, known: LedgerEntry, found: boolean): Promise<number> {
+    const k = `${kind}:${known.id}`;
+    this.unchecked.set(k, { kind, key, name, entry: { ...known, trashed: true } });
+    report.add({ kind, slug: known.slug ?? key, outcome: 'skipped', siteId: known.id, reason: "in the site's trash: not written nor created again, and not linked while it is there" });
+    if (found) {
+      this.checks.set(k, Promise.resolve(false));
+      this.warnTrashed(kind, name, known.id);
+      if (!this.opts.dryRun) await this.ledger.set(kind, key, { ...known, trashed: true });
+    }
+    return known.id;
+  }
+
+  private warnTrashed(kind: LinkedKind, name: string, id: number): void {
+    if (this.warned.has(`${kind}:${id}`)) return;
+    this.warned.add(`${kind}:${id}`);
+    const label = kind === 'venues' ? 'venue' : 'organizer';
+    this.opts.report.warn(`${label} "${name}" (id ${id}) is in the site's trash: calsync does not create it again nor link it, and writes the events naming it without it; restore it from the site's trash to have it linked again (the next run that writes those events links it)`);
+  }
+
+  /**
+   * Whether an event write may link this venue/organizer: false when it is in the site's trash.
+   * Only those this run took from the ledger without a request are looked at, once per run each
+   * (a whole listing of the site's venues/organizers answers for all those it lists; the others
+   * take one read), so an unchanged re-import, which writes no event, costs nothing. A record found
+   * trashed is recorded and reported; one the ledger had as trashed and that is back is recorded
+   * as back.
+   */
+  usable(kind: LinkedKind, id: number): Promise<boolean> {
+    const k = `${kind}:${id}`;
+    const known = this.unchecked.get(k);
+    if (!known || this.opts.dryRun) return Promise.resolve(true);
+    let check = this.checks.get(k);
+    if (!check) this.checks.set(k, (check = this.checkUsable(known)));
+    return check;
+  }
+
+  private async checkUsable({ kind, key, name, entry }: { kind: LinkedKind; key: string; name: string; entry: LedgerEntry }): Promise<boolean> {
+    const trashed = await this.inSiteTrash(kind, entry.id);
+    if (trashed) this.warnTrashed(kind, name, entry.id);
+    if (trashed === !!entry.trashed) return !trashed;
+    const { trashed: _was, ...rest } = entry;
+    await this.ledger.set(kind, key, trashed ? { ...entry, trashed: true } : rest);
+    return !trashed;
+  }
+
+  private async inSiteTrash(kind: LinkedKind, id: number): Promise<boolean> {
+    const index = this.opts.index;
+    let wanted = 0;
+    for (const u of this.unchecked.values()) if (u.kind === kind) wanted++;
+    const listed = await index?.linked(kind, wanted);
+    // The listing holds every status but the trash: a record it lists is not in it.
+    if (listed) for (const e of listed.values()) if (e.id === id) return false;
+    const res = kind === 'venues' ? this.client.venues : this.client.organizers;
+    try {
+      return (await res.get(id, { lang: this.opts.lang })).status === 'trash';
+    } catch (err) {
+      // Deleted for good, or unreadable: the write goes on as it would have (and says so if the site refuses the id).
+      return goneAs(err) === 'trashed';
+    }
+  }
+
   private async upsert(kind: LinkedKind, key: string, name: string, body: LinkedBody, origin?: Origin, explicitSlug?: string): Promise<Link> {
     const { lang } = this.opts;
     const report = { add: (item: Parameters<RunReport['add']>[0]) => this.opts.report.add(origin ? { ...item, origin } : item) };
     const label = kind === 'venues' ? 'venue' : 'organizer';
     const fp = fingerprint(body);
     const known = await this.ledgerEntry(kind, key);
+    if (known?.trashed) return this.inTrash(report, kind, key, name, known, false);
     const settled = known && this.withoutRequest(known, () => fp);
+    if (known && settled) this.unchecked.set(`${kind}:${known.id}`, { kind, key, name, entry: known });
     if (known && settled === 'linked') {
       this.reportLinked(report, kind, name, known.id, known.slug ?? key);
       return known.id;
@@ -399,7 +477,9 @@ export class LinkedResolver {
       // Which record on the site is this one? The ledger knows its id; without a ledger (Redis
       // lost) look for the slug the site derives from the name, or the one the source gave.
       let existing: { id: number; slug?: string; status?: string } | null = null;
-      if (known) existing = await res.get(known.id, { lang }).catch((err) => (isGone(err) ? null : Promise.reject(err)));
+      if (known) existing = await res.get(known.id, { lang }).catch((err) => (goneAs(err) === 'trashed' ? { id: known.id, status: 'trash' } : isGone(err) ? null : Promise.reject(err)));
+      // calsync's own (or one it linked) sits in the site's trash: deleted there on purpose.
+      if (known && existing?.status === 'trash') return await this.inTrash(report, kind, key, name, known, true);
       if (!existing) existing = await this.lookup(kind, name, explicitSlug);
       const theirs = existing && existing.status !== 'trash' && !known && this.linkOnly;
       if (this.opts.dryRun && !theirs) {

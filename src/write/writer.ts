@@ -17,6 +17,7 @@ import { SiteIndex, spanOf } from './site-index.ts';
 import { retireVanished, type RetireOptions } from './retire.ts';
 import { InlineClaim, type Link } from './inline.ts';
 import { UNSETTLED } from './settled.ts';
+import { confirmLinks } from './linked-trash.ts';
 
 export type OnEdit = 'overwrite' | 'preserve';
 
@@ -529,7 +530,7 @@ export class SiteWriter {
       let record: EventAck;
       let created = false;
       if (entry) {
-        p = await this.resolved(p);
+        p = await this.confirmed(await this.resolved(p));
         if (this.o.onEdit === 'preserve') {
           const current = await client.events.findBySlug(p.slug, { lang });
           if (current && entry.modified && current.modified_utc && current.modified_utc > entry.modified) {
@@ -551,7 +552,7 @@ export class SiteWriter {
       } else if (inline) {
         ({ record, created, p } = await this.createInline(p, inline));
       } else {
-        p = await this.resolved(p);
+        p = await this.confirmed(await this.resolved(p));
         ({ record, created } = await this.writeUnknown(p));
       }
       const reason = p.notes.length ? p.notes.join('; ') : undefined;
@@ -576,6 +577,11 @@ export class SiteWriter {
   private found(base: Pick<ItemReport, 'kind' | 'slug' | 'origin'>, entry: LedgerEntry): ItemReport {
     const earlier = earlierWrite(entry, this.o.mark);
     return earlier ? { ...base, outcome: earlier, siteId: entry.id, earlier: true } : { ...base, outcome: 'unchanged', siteId: entry.id };
+  }
+
+  /** The plan without the venue/organizers that are in the site's trash (src/write/linked-trash.ts). */
+  private confirmed(p: PlannedWrite): Promise<PlannedWrite> {
+    return confirmLinks(p, (kind, id) => this.linked.usable(kind, id));
   }
 
   /** Stores an event's ledger entry; once stored, it is also this run's view of the ledger (see `before`). */
@@ -657,9 +663,10 @@ export class SiteWriter {
     const { client, lang } = this.o;
     // `mine` was taken in one synchronous pass (takeInline), and `ids` are the others' settled
     // (othersClaims): an event only ever waits for claims taken before its turn.
-    const withIds = this.finish(planned, ids);
+    const withIds = await this.confirmed(this.finish(planned, ids));
     if (mine.length === 0) return { ...(await this.createNew(withIds)), p: withIds };
-    const wire: InlineEventBody = { ...withIds.body, slug: planned.slug, organizer: this.inlineOrganizers(planned.pending!, ids) };
+    const linkable = (o: InlineEventBody['organizer'][number]) => typeof o !== 'number' || withIds.body.organizer.includes(o);
+    const wire: InlineEventBody = { ...withIds.body, slug: planned.slug, organizer: this.inlineOrganizers(planned.pending!, ids).filter(linkable) };
     const venue = planned.pending!.venue && mine.includes(planned.pending!.venue) ? planned.pending!.venue.inlineBody() : undefined;
     if (venue && 'venue' in venue) wire.venue = venue;
     let record: EventAck;
@@ -667,13 +674,13 @@ export class SiteWriter {
       record = await client.eventWrites.create(wire, { lang });
     } catch (err) {
       if (err instanceof SlugMismatchError && err.actual.startsWith(`${planned.slug}-`)) {
-        const p = await this.settleClaims(planned, mine, ids, err.record as EventAck);
+        const p = await this.confirmed(await this.settleClaims(planned, mine, ids, err.record as EventAck));
         return { ...(await this.collided(p, err)), p };
       }
       await Promise.all(mine.map((c) => this.linked.standalone(c)));
       throw err;
     }
-    const p = await this.settleClaims(planned, mine, ids, record);
+    const p = await this.confirmed(await this.settleClaims(planned, mine, ids, record));
     // A claim settled on another record (see LinkedResolver.completeInline): link that one.
     if (!sameLinks(record, p.body)) record = await client.eventWrites.updateBySlug(p.slug, p.body, { lang });
     return { record, created: true, p };
