@@ -395,7 +395,9 @@ export class LinkedResolver {
   private async inTrash(report: { add(item: Parameters<RunReport['add']>[0]): void }, kind: LinkedKind, key: string, name: string, known: LedgerEntry, found: boolean): Promise<number> {
     const k = `${kind}:${known.id}`;
     this.unchecked.set(k, { kind, key, name, entry: { ...known, trashed: true } });
-    report.add({ kind, slug: known.slug ?? key, outcome: 'skipped', siteId: known.id, reason: "in the site's trash: not written nor created again, and not linked while it is there" });
+    // Not written either way; whether it is still in the trash is known only once an event write asks (usable).
+    const when = found ? '' : ' when calsync last looked';
+    report.add({ kind, slug: known.slug ?? key, outcome: 'skipped', siteId: known.id, reason: `in the site's trash${when}: not written nor created again, and no event links it while it is there` });
     if (found) {
       this.checks.set(k, Promise.resolve(false));
       this.warnTrashed(kind, name, known.id);

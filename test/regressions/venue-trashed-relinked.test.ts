@@ -19,10 +19,12 @@ const vevent = (uid: string, title: string, day: number, location: string, extra
   `SUMMARY:${title}`, `LOCATION:${location}`, ...extra, 'END:VEVENT',
 ];
 const HALL = 'Trash Hall\\, 1 Main Street';
+/** The same place (a venue's identity is its location text, case aside) with other fields: the venue changed. */
+const HALL_CHANGED = 'Trash Hall\\, 1 MAIN STREET';
 const ORG = ['ORGANIZER;CN=Org X:mailto:x@example.org'];
-const calendar = (version: number) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calsync test//EN',
+const calendar = (version: number, hall = HALL) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calsync test//EN',
   // a and b change with each version; c never does; d is at another venue.
-  ...vevent('a@test', `Talk a v${version}`, 1, HALL, ORG), ...vevent('b@test', `Talk b v${version}`, 2, HALL),
+  ...vevent('a@test', `Talk a v${version}`, 1, hall, ORG), ...vevent('b@test', `Talk b v${version}`, 2, hall),
   ...vevent('c@test', 'Talk c', 3, HALL), ...vevent('d@test', `Talk d v${version}`, 4, 'Other Hall\\, 2 Side Street', ORG),
   'END:VCALENDAR', ''].join('\r\n');
 
@@ -82,6 +84,14 @@ describe('regression: a venue calsync created and someone trashed was linked aga
     expect(r.counts.events.updated).toBe(3);
     expect(halls().map((v) => [v.id, v.status])).toEqual([[hall.id, 'trash']]);
     expect(dump().events.filter((e) => venueId(e) === hall.id)).toEqual([]);
+    expect(r.warnings.filter((w) => w.includes(`(id ${hall.id}) is in the site's trash`))).toHaveLength(1);
+  });
+
+  it('its fields changed in the feed: it is not created again (a second one used to be)', async () => {
+    feed.set(calendar(5, HALL_CHANGED));
+    const r = await run();
+    expect(halls().map((v) => [v.id, v.status])).toEqual([[hall.id, 'trash']]);
+    expect(dump().events.filter((e) => venueId(e) !== undefined && venueId(e) !== dump().venues.find((v) => v.venue.startsWith('Other'))?.id)).toEqual([]);
     expect(r.warnings.filter((w) => w.includes(`(id ${hall.id}) is in the site's trash`))).toHaveLength(1);
   });
 
