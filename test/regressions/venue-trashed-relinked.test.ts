@@ -79,6 +79,8 @@ describe('regression: a venue calsync created and someone trashed was linked aga
     const same = await run();
     expect(same.counts.events.updated + same.counts.events.created).toBe(0);
     expect(env.sandbox.stats().writes).toBe(0);
+    // Nor a look at the venue or organizers: no event is written.
+    expect(Object.keys(env.sandbox.stats().byRoute).filter((k) => /venues|organizers/.test(k))).toEqual([]);
     feed.set(calendar(3));
     const r = await run();
     expect(r.counts.events.updated).toBe(3);
@@ -103,5 +105,15 @@ describe('regression: a venue calsync created and someone trashed was linked aga
     const linked = dump().events.filter((e) => venueId(e) === hall.id).map((e) => e.title).sort();
     expect(linked).toEqual(['Talk a v4', 'Talk b v4']);
     expect(halls()).toHaveLength(1);
+  });
+
+  it('an organizer trashed on the site: no event written links it again, and the run says so', async () => {
+    const org = (dump() as unknown as { organizers: Array<{ id: number; organizer: string }> }).organizers.find((o) => o.organizer === 'Org X')!;
+    await env.client.organizers.delete(org.id);
+    feed.set(calendar(6));
+    const r = await run();
+    expect(dump().events.filter((e) => e.organizer.some((o) => o.id === org.id))).toEqual([]);
+    expect((dump() as unknown as { organizers: Array<{ id: number; status: string }> }).organizers.find((o) => o.id === org.id)?.status).toBe('trash');
+    expect(r.warnings.filter((w) => w.includes(`organizer "Org X" (id ${org.id}) is in the site's trash`))).toHaveLength(1);
   });
 });
