@@ -91,6 +91,8 @@ export class LinkedResolver {
    */
   private readonly unchecked = new Map<string, { kind: LinkedKind; key: string; name: string; entry: LedgerEntry }>();
   private readonly checks = new Map<string, Promise<boolean>>();
+  /** Venues/organizers (`kind:id`) this run wrote or read on the site: no event write needs to look at them again. */
+  private readonly seenOnSite = new Set<string>();
   private readonly warned = new Set<string>();
 
   constructor(client: CalendarClient, ledger: Ledger, opts: LinkedResolverOptions) {
@@ -352,9 +354,11 @@ export class LinkedResolver {
       const { outcome, stamp } = markedWrite(record === created ? 'created' : 'updated', undefined, this.opts.mark);
       this.opts.report.add({ kind, slug: record.slug ?? key, outcome, siteId: record.id, ...(origin ? { origin } : {}) });
       await this.ledger.set(kind, key, { fp: claim.fp, id: record.id, slug: record.slug, modified: record.modified_utc, ...stamp, at: new Date().toISOString() });
+      this.seenOnSite.add(`${kind}:${record.id}`);
       claim.done(record.id);
       return record.id;
     } catch (err) {
+      this.seenOnSite.add(`${kind}:${created.id}`);
       claim.done(created.id);
       throw err;
     }
@@ -406,16 +410,17 @@ export class LinkedResolver {
     return known.id;
   }
 
-  private warnTrashed(kind: LinkedKind, name: string, id: number): void {
+  private warnTrashed(kind: LinkedKind, name: string | undefined, id: number): void {
     if (this.warned.has(`${kind}:${id}`)) return;
     this.warned.add(`${kind}:${id}`);
     const label = kind === 'venues' ? 'venue' : 'organizer';
-    this.opts.report.warn(`${label} "${name}" (id ${id}) is in the site's trash: calsync does not create it again nor link it, and writes the events naming it without it; restore it from the site's trash to have it linked again (the next run that writes those events links it)`);
+    this.opts.report.warn(`${label}${name === undefined ? '' : ` "${name}"`} (id ${id}) is in the site's trash: calsync does not create it again nor link it, and writes the events naming it without it; restore it from the site's trash to have it linked again (the next run that writes those events links it)`);
   }
 
   /**
    * Whether an event write may link this venue/organizer: false when it is in the site's trash.
-   * Only those this run took from the ledger without a request are looked at, once per run each
+   * Only those this run neither wrote nor read on the site are looked at (those it took from the
+   * ledger without a request, and the ids of plans another job made), once per run each
    * (a whole listing of the site's venues/organizers answers for all those it lists; the others
    * take one read), so an unchanged re-import, which writes no event, costs nothing. A record found
    * trashed is recorded and reported; one the ledger had as trashed and that is back is recorded
@@ -423,19 +428,19 @@ export class LinkedResolver {
    */
   usable(kind: LinkedKind, id: number): Promise<boolean> {
     const k = `${kind}:${id}`;
-    const known = this.unchecked.get(k);
-    if (!known || this.opts.dryRun) return Promise.resolve(true);
+    if (this.opts.dryRun || this.seenOnSite.has(k)) return Promise.resolve(true);
     let check = this.checks.get(k);
-    if (!check) this.checks.set(k, (check = this.checkUsable(known)));
+    // An id this run did not resolve at all comes from a plan another job made (a queued sync's pages): looked at the same way.
+    if (!check) this.checks.set(k, (check = this.checkUsable(kind, id, this.unchecked.get(k))));
     return check;
   }
 
-  private async checkUsable({ kind, key, name, entry }: { kind: LinkedKind; key: string; name: string; entry: LedgerEntry }): Promise<boolean> {
-    const trashed = await this.inSiteTrash(kind, entry.id);
-    if (trashed) this.warnTrashed(kind, name, entry.id);
-    if (trashed === !!entry.trashed) return !trashed;
-    const { trashed: _was, ...rest } = entry;
-    await this.ledger.set(kind, key, trashed ? { ...entry, trashed: true } : rest);
+  private async checkUsable(kind: LinkedKind, id: number, known?: { key: string; name: string; entry: LedgerEntry }): Promise<boolean> {
+    const trashed = await this.inSiteTrash(kind, id);
+    if (trashed) this.warnTrashed(kind, known?.name, id);
+    if (!known || trashed === !!known.entry.trashed) return !trashed;
+    const { trashed: _was, ...rest } = known.entry;
+    await this.ledger.set(kind, known.key, trashed ? { ...known.entry, trashed: true } : rest);
     return !trashed;
   }
 
@@ -491,6 +496,7 @@ export class LinkedResolver {
       if (existing && theirs) {
         // Someone else's record (not in the ledger): link it, leave its fields alone (a dry run says so too).
         if (!this.opts.dryRun) await this.ledger.set(kind, key, { fp, id: existing.id, slug: existing.slug, adopted: true, at: new Date().toISOString() });
+        this.seenOnSite.add(`${kind}:${existing.id}`);
         this.reportLinked(report, kind, name, existing.id, existing.slug ?? key);
         return existing.id;
       }
@@ -510,6 +516,7 @@ export class LinkedResolver {
       const mark = markedWrite(outcome, known, this.opts.mark);
       report.add({ kind, slug: record.slug ?? key, outcome: mark.outcome, siteId: record.id, ...(mark.earlier ? { earlier: true } : {}) });
       await this.ledger.set(kind, key, { fp, id: record.id, slug: record.slug, modified: record.modified_utc, ...mark.stamp, at: new Date().toISOString() });
+      this.seenOnSite.add(`${kind}:${record.id}`);
       return record.id;
     } catch (err) {
       report.add({ kind, slug: key, outcome: 'failed', reason: `${label} "${name}" could not be written: ${(err as Error).message}` });
