@@ -50,10 +50,14 @@ describe('_fields on the calendar routes', () => {
     expect(await c.request({ method: 'GET', path: '/events', query: { ...WINDOW, _fields: 'id' } })).toEqual([]);
   });
 
-  it('an error answer is not filtered', async () => {
+  it('an error answer is not filtered: the same status, code and message as without _fields', async () => {
+    // The answer differs by version (404 rest-event-not-found on 6.17.2, 400 rest_invalid_param on 6.17.1).
+    const plain = await caught(() => c.request({ method: 'GET', path: '/events/2000000000' }));
     const err = await caught(() => raw('GET', '/events/2000000000', 'id'));
     expect(err).toBeInstanceOf(ApiError);
-    expect([(err as ApiError).status, (err as ApiError).code]).toEqual([404, 'rest-event-not-found']);
+    const { status, code, message } = err as ApiError;
+    expect([status, code, message]).toEqual([(plain as ApiError).status, (plain as ApiError).code, (plain as ApiError).message]);
+    expect(code).not.toBe('');
   });
 });
 
