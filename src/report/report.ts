@@ -134,9 +134,14 @@ export class RunReport {
     this.items.push(item);
   }
 
+  /** A warning, once: a run folded from many jobs (CSV chunks, sync pages) has each say it in its own report. */
   warn(message: string): void {
+    if (this.#warned.has(message)) return;
+    this.#warned.add(message);
     this.warnings.push(message);
   }
+
+  readonly #warned = new Set<string>();
 
   /** A warning about the items being planned (a term limit): held and dropped with them (hold(), discard()). */
   warnWithItems(message: string): void {
@@ -167,7 +172,7 @@ export class RunReport {
     // One by one, not push(...items): a spread passes each item as an argument, and a sync
     // language's report can hold hundreds of thousands (test/regressions/report-fold-stack.test.ts).
     for (const item of other.items) this.items.push(item);
-    for (const w of other.warnings) this.warnings.push(w);
+    for (const w of other.warnings) this.warn(w);
     for (const l of other.linked ?? []) this.linkExisting(l);
     if (other.requests) this.countRequests({ requests: other.requests.total, retries: other.requests.retries, throttled: other.requests.throttled });
   }

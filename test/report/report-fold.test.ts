@@ -13,6 +13,17 @@ function languageReport(lang: string, retire: ReportJson['retire']): ReportJson 
 }
 
 describe('one report fold', () => {
+  it("regression: a run folded from its jobs repeated each job's identical warning (a trashed venue, once per CSV chunk)", () => {
+    const chunk = (n: number) => {
+      const r = new RunReport({ id: 'run', kind: 'import-csv', source: 'a.csv', site: 'b', language: 'en', dryRun: false });
+      r.warn(`venue "Hall" (id 7) is in the site's trash: restore it to link it again`);
+      r.warn(`row ${n}: a warning of its own`);
+      return r.finish();
+    };
+    const run = RunReport.fold({ id: 'run', kind: 'import-csv', source: 'a.csv', site: 'b', language: 'en', dryRun: false }, [chunk(1), chunk(2), chunk(3)]).toJSON();
+    expect(run.warnings).toEqual([`venue "Hall" (id 7) is in the site's trash: restore it to link it again`, 'row 1: a warning of its own', 'row 2: a warning of its own', 'row 3: a warning of its own']);
+  });
+
   it('regression: RunReport.merge dropped the retire summary, so a folded report lost its retire counts', () => {
     const en = languageReport('en', { policy: 'trash', candidates: 4, retired: 3, failed: 1, refused: false });
     const fr = languageReport('fr', { policy: 'trash', candidates: 2, retired: 2, failed: 0, refused: false });
