@@ -46,8 +46,23 @@ function intersect(data: unknown, tree: FieldTree): unknown {
   return kept.length === 0 || (Array.isArray(data) && kept.every(([k], i) => k === String(i))) ? kept.map(([, v]) => v) : Object.fromEntries(kept);
 }
 
-/** A successful answer filtered by `_fields`; errors are never filtered (core skips them). */
-export function filterFields(status: number, body: unknown, fields: FieldTree | undefined): unknown {
-  if (!fields || status < 200 || status >= 300) return body;
-  return Array.isArray(body) ? body.map((item) => intersect(item, fields)) : intersect(body, fields);
+/** What a PHP fatal error answers on a real site (WordPress's fatal error handler). */
+export const CRITICAL_ERROR = { code: 'internal_server_error', message: '<p>There has been a critical error on this website.</p>', data: { status: 500 }, additional_errors: [] };
+
+/** A WP_Error object a route returned as its data, serialized (TEC 6.17.1's by-slug update miss answers so, with 200). */
+function isWpErrorObject(body: unknown): boolean {
+  return !!body && typeof body === 'object' && !Array.isArray(body) && 'errors' in body && 'error_data' in body;
+}
+
+/**
+ * A successful answer filtered by `_fields`; errors are never filtered (core skips them). A WP_Error
+ * object answered with 200 is no error to core, and filtering it is a PHP fatal: on a real TEC 6.17.1
+ * site a by-slug update that misses answers 500 "critical error" when `_fields` is sent
+ * (test/contract/fields.test.ts), which is why the client sends it on creates only.
+ */
+export function filterFields(reply: { status: number; body: unknown }, fields: FieldTree | undefined): { status: number; body: unknown } {
+  const { status, body } = reply;
+  if (!fields || status < 200 || status >= 300) return reply;
+  if (isWpErrorObject(body)) return { status: 500, body: CRITICAL_ERROR };
+  return { status, body: Array.isArray(body) ? body.map((item) => intersect(item, fields)) : intersect(body, fields) };
 }

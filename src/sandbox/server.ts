@@ -12,7 +12,7 @@ import { METHODS, allowed, dispatch, matchRoute, type Method } from './router.ts
 import type { RenderCtx } from './shapes.ts';
 import type { StatsRecorder } from './stats.ts';
 import type { Store } from './store.ts';
-import { filterFields, requestedFields } from './fields.ts';
+import { CRITICAL_ERROR, filterFields, requestedFields } from './fields.ts';
 
 export interface ServerDeps {
   store: Store;
@@ -178,7 +178,7 @@ async function injectFault(deps: ServerDeps, req: IncomingMessage, res: ServerRe
   if (fault.kind === 'error') {
     deps.stats.fault('error');
     if (fault.status === 500) {
-      send(res, 500, { code: 'internal_server_error', message: '<p>There has been a critical error on this website.</p>', data: { status: 500 }, additional_errors: [] });
+      send(res, 500, CRITICAL_ERROR);
     } else {
       // Gateways in front of real sites answer these in HTML, not JSON.
       res.writeHead(fault.status, { 'Content-Type': 'text/html' });
@@ -213,7 +213,8 @@ function outsideNamespace(deps: ServerDeps, res: ServerResponse, r: SandboxReque
     const query = parsePhpQuery(r.url.searchParams);
     const queryLang = typeof query.ml_language === 'string' && (LANGUAGES as readonly string[]).includes(query.ml_language) ? query.ml_language : 'en';
     const reply = wpV2Get(deps.store, deps.site, r.wpType, query, authed, target.langSegment ?? queryLang);
-    send(res, reply.status, filterFields(reply.status, reply.body, requestedFields(query)), reply.headers);
+    const answer = filterFields(reply, requestedFields(query));
+    send(res, answer.status, answer.body, reply.headers);
     return true;
   }
   return false;
@@ -236,7 +237,8 @@ function answerRoute(deps: ServerDeps, req: IncomingMessage, res: ServerResponse
   try {
     if (jsonError !== undefined && matched.route.methods[method as Method]) throw invalidJson(jsonError);
     const reply = dispatch(matched.route, method as Method, ctx);
-    send(res, reply.status, filterFields(reply.status, reply.body, requestedFields(query)), { ...(allow ? { Allow: allow } : {}), ...reply.headers });
+    const answer = filterFields(reply, requestedFields(query));
+    send(res, answer.status, answer.body, { ...(allow ? { Allow: allow } : {}), ...reply.headers });
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     send(res, err.status, err.body(), err.code === 'rest_no_route' || !allow ? {} : { Allow: allow });

@@ -29,8 +29,10 @@ export interface SluggedConfig<R, C, U, UI, Q> {
   slugInUpdateBody: boolean;
   /**
    * The keys of a record answer the caller reads (`record` parses no others): sent as WordPress's
-   * `_fields` on single-record calls, so the site encodes and sends only those, not the whole
-   * event with its venue, organizers, dates and images (test/contract/fields.test.ts).
+   * `_fields` on creates, so the site encodes and sends only those, not the whole event with its
+   * venue, organizers, dates and images. On creates only: TEC 6.17.1 answers a by-slug update that
+   * misses with a WP_Error object and 200, which core's `_fields` filter turns into a PHP fatal (500),
+   * so the miss could no longer be told (test/contract/fields.test.ts).
    */
   answerFields?: readonly string[];
 }
@@ -96,15 +98,14 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
   /** One record by id (`/x/<id>`): read, full-replace update or trash, answered with the record. */
   #byId(method: 'GET' | 'POST' | 'DELETE', id: number, opts: CallOptions | undefined, extra: { query?: Array<[string, string]>; body?: unknown }): Promise<R> {
     const route = `${this.base}/:id`;
-    const query = [...(extra.query ?? []), ...this.#fields];
-    return this.exec.call({ method, route, path: `${this.base}/${idSegment(id, method, route)}`, ...extra, query, kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.cfg.record, j) }, opts);
+    return this.exec.call({ method, route, path: `${this.base}/${idSegment(id, method, route)}`, ...extra, kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.cfg.record, j) }, opts);
   }
 
   /** One record by slug (`/x/by-slug/<slug>`): read, full-replace update or trash, answered with the record. */
   #bySlug(method: 'GET' | 'POST' | 'DELETE', slug: string, opts: CallOptions | undefined, body?: unknown): Promise<R> {
     const route = `${this.base}/by-slug/:slug`;
     return this.exec.call(
-      { method, route, path: `${this.base}/by-slug/${slugSegment(slug, method, route)}`, query: this.#fields, ...(body === undefined ? {} : { body }), kind: 'safe', notFoundParams: ['slug'], parse: (j) => parsed(this.cfg.record, j) },
+      { method, route, path: `${this.base}/by-slug/${slugSegment(slug, method, route)}`, ...(body === undefined ? {} : { body }), kind: 'safe', notFoundParams: ['slug'], parse: (j) => parsed(this.cfg.record, j) },
       opts,
     );
   }
