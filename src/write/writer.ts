@@ -450,12 +450,15 @@ export class SiteWriter {
     return { slug: p.slug, origin: p.origin, body, fp: eventFingerprint(body, p.slug), notes, ...(p.shape !== undefined ? { shape: p.shape } : {}), ...sync };
   }
 
-  /** A plan with every pending link resolved the standalone way (created now, or awaited from the event creating it). */
+  /**
+   * A plan with every pending link resolved the standalone way (created now, or awaited from the
+   * event creating it), as it may be written: without the venue/organizers in the site's trash.
+   */
   private async resolved(p: PlannedWrite): Promise<PlannedWrite> {
-    if (!p.pending) return p;
+    if (!p.pending) return this.confirmed(p);
     const ids = new Map<InlineClaim, number | undefined>();
     for (const c of claimsOf(p.pending)) ids.set(c, await this.linked.concrete(c));
-    return this.finish(p, ids);
+    return this.confirmed(this.finish(p, ids));
   }
 
   /** Writes planned events; the ledger decides which need a request. */
@@ -530,7 +533,7 @@ export class SiteWriter {
       let record: EventAck;
       let created = false;
       if (entry) {
-        p = await this.confirmed(await this.resolved(p));
+        p = await this.resolved(p);
         if (this.o.onEdit === 'preserve') {
           const current = await client.events.findBySlug(p.slug, { lang });
           if (current && entry.modified && current.modified_utc && current.modified_utc > entry.modified) {
@@ -552,7 +555,7 @@ export class SiteWriter {
       } else if (inline) {
         ({ record, created, p } = await this.createInline(p, inline));
       } else {
-        p = await this.confirmed(await this.resolved(p));
+        p = await this.resolved(p);
         ({ record, created } = await this.writeUnknown(p));
       }
       const reason = p.notes.length ? p.notes.join('; ') : undefined;
@@ -674,13 +677,13 @@ export class SiteWriter {
       record = await client.eventWrites.create(wire, { lang });
     } catch (err) {
       if (err instanceof SlugMismatchError && err.actual.startsWith(`${planned.slug}-`)) {
-        const p = await this.confirmed(await this.settleClaims(planned, mine, ids, err.record as EventAck));
+        const p = await this.settleClaims(planned, mine, ids, err.record as EventAck);
         return { ...(await this.collided(p, err)), p };
       }
       await Promise.all(mine.map((c) => this.linked.standalone(c)));
       throw err;
     }
-    const p = await this.confirmed(await this.settleClaims(planned, mine, ids, record));
+    const p = await this.settleClaims(planned, mine, ids, record);
     // A claim settled on another record (see LinkedResolver.completeInline): link that one.
     if (!sameLinks(record, p.body)) record = await client.eventWrites.updateBySlug(p.slug, p.body, { lang });
     return { record, created: true, p };
@@ -706,7 +709,7 @@ export class SiteWriter {
     return out;
   }
 
-  /** Settles the claims an inline create carried from the record it returned; the final plan. */
+  /** Settles the claims an inline create carried from the record it returned; the final plan, as it may be written (see resolved). */
   private async settleClaims(p: PlannedWrite, mine: InlineClaim[], ids: Map<InlineClaim, number | undefined>, record: EventAck): Promise<PlannedWrite> {
     const matched = new Set<number>(p.pending!.organizers.filter((x): x is number => typeof x === 'number'));
     for (const c of mine) {
@@ -715,7 +718,7 @@ export class SiteWriter {
       if (id !== undefined && c.kind === 'organizers') matched.add(id);
       ids.set(c, id);
     }
-    return this.finish(p, ids);
+    return this.confirmed(this.finish(p, ids));
   }
 
   /** A create of a slug the listings did not show; one the site already holds comes back as `<slug>-N`. */
