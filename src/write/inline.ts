@@ -1,10 +1,10 @@
 import type { EventAck } from '../api/index.ts';
 import { eventVenue } from '../api/index.ts';
 import type { Origin } from '../model/draft.ts';
-import type { LinkedBody } from './linked-writes.ts';
+import type { LinkedBody, LinkedKind } from './linked-writes.ts';
 import { sameSiteName } from './terms.ts';
 
-export type LinkedKind = 'venues' | 'organizers';
+export type { LinkedKind };
 export type LinkedRecord = { id: number; slug?: string; status?: string; modified_utc?: string };
 
 /**

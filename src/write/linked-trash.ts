@@ -1,4 +1,4 @@
-import type { LinkedKind } from './inline.ts';
+import { linkedNoun, type LinkedKind } from './linked-writes.ts';
 import type { PlannedWrite } from './writer.ts';
 
 /** LinkedResolver.usable: whether an event write may link this venue/organizer (false: in the site's trash). */
@@ -21,7 +21,7 @@ export async function confirmLinks(p: PlannedWrite, usable: Usable): Promise<Pla
   const notes: string[] = [];
   const keep = async (kind: LinkedKind, id: number): Promise<boolean> => {
     if (await usable(kind, id)) return true;
-    notes.push(`written without its ${kind === 'venues' ? 'venue' : 'organizer'} id ${id}, which is in the site's trash`);
+    notes.push(`written without its ${linkedNoun(kind)} id ${id}, which is in the site's trash`);
     return false;
   };
   const venue = p.body.venue !== undefined && (await keep('venues', p.body.venue)) ? p.body.venue : undefined;

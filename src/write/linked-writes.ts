@@ -11,6 +11,18 @@ export type LinkedBody = VenueBody | OrganizerBody;
 
 export type LinkedRecord = VenueRecord | OrganizerRecord;
 
+export type LinkedKind = 'venues' | 'organizers';
+
+/** The routes of a kind of linked record. */
+export function linkedRoute(client: CalendarClient, kind: LinkedKind): CalendarClient['venues'] | CalendarClient['organizers'] {
+  return kind === 'venues' ? client.venues : client.organizers;
+}
+
+/** A linked record's name field, which is also how its kind reads in a message: `venue`, `organizer`. */
+export function linkedNoun(kind: LinkedKind): 'venue' | 'organizer' {
+  return kind === 'venues' ? 'venue' : 'organizer';
+}
+
 /**
  * `verify` finds the record after a failure that may or may not have landed (the executor's one
  * retry policy calls it); it looks in the same resource the body goes to, so what it finds is

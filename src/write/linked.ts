@@ -6,7 +6,7 @@ import { shortHash, slugify } from '../model/identity.ts';
 import { sameSiteName, termKey } from './terms.ts';
 import type { Language } from '../model/languages.ts';
 import { organizerBody, venueBody } from './body.ts';
-import { createLinked, updateLinked, type LinkedBody } from './linked-writes.ts';
+import { createLinked, linkedNoun, linkedRoute, updateLinked, type LinkedBody } from './linked-writes.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
 import { earlierWrite, markedWrite, type WriteOutcome } from './job-mark.ts';
 import type { RunReport } from '../report/report.ts';
@@ -51,7 +51,7 @@ function slugCandidates(name: string, explicitSlug?: string): string[] {
  * created (SPEC §2.2/§2.3), so the site names it from its title and the ledger keeps that slug.
  */
 export function linkedSlug(kind: LinkedKind, name: string, identity: string): string {
-  const readable = slugify(name, 60) || (kind === 'venues' ? 'venue' : 'organizer');
+  const readable = slugify(name, 60) || linkedNoun(kind);
   return `${readable}-${shortHash(`${kind}\u0000${identity}`, 8)}`;
 }
 
@@ -231,10 +231,10 @@ export class LinkedResolver {
   }
 
   private async findOnSite(kind: LinkedKind, candidates: string[], name: string, explicitSlug?: string): Promise<LinkedRecord | null> {
-    const res = kind === 'venues' ? this.client.venues : this.client.organizers;
+    const res = linkedRoute(this.client, kind);
     for (const candidate of candidates) {
       const rec = await res.findBySlug(candidate, { lang: this.opts.lang });
-      const recName = (rec as { venue?: string; organizer?: string } | null)?.[kind === 'venues' ? 'venue' : 'organizer'];
+      const recName = (rec as { venue?: string; organizer?: string } | null)?.[linkedNoun(kind)];
       if (rec && (candidate === explicitSlug || sameSiteName(recName ?? '', name))) return rec;
     }
     return null;
@@ -250,7 +250,7 @@ export class LinkedResolver {
     const index = this.opts.index;
     const listed = await index?.linked(kind, 0);
     if (!index || !listed) return created;
-    const res = kind === 'venues' ? this.client.venues : this.client.organizers;
+    const res = linkedRoute(this.client, kind);
     let kept = created;
     // `-N` is WordPress's de-duplication suffix unless the name itself ends in that number
     // (`Haus 12` → `haus-12`, whatever the site makes of its letters).
@@ -299,7 +299,7 @@ export class LinkedResolver {
   }
 
   private reportLinked(report: { add(item: Parameters<RunReport['add']>[0]): void }, kind: LinkedKind, name: string, id: number, slug: string): void {
-    const label = kind === 'venues' ? 'venue' : 'organizer';
+    const label = linkedNoun(kind);
     report.add({ kind, slug, outcome: 'unchanged', siteId: id, reason: `linked to the site's own ${label} "${name}" (id ${id}), not created by calsync: its fields are left as they are (--adopt-linked overwrite replaces them)` });
     this.opts.report.linkExisting({ kind, id, name });
   }
@@ -316,8 +316,8 @@ export class LinkedResolver {
 
   /** The record a create of this name may have made: by the slugs it can have, with the same name. */
   private async findCreated(kind: LinkedKind, name: string, explicitSlug: string | undefined, signal: AbortSignal): Promise<LinkedRecord | null> {
-    const res = kind === 'venues' ? this.client.venues : this.client.organizers;
-    const field = kind === 'venues' ? 'venue' : 'organizer';
+    const res = linkedRoute(this.client, kind);
+    const field = linkedNoun(kind);
     for (const candidate of slugCandidates(name, explicitSlug)) {
       const rec = await res.findBySlug(candidate, { lang: this.opts.lang, signal });
       const recName = (rec as Record<string, unknown> | null)?.[field];
@@ -334,7 +334,7 @@ export class LinkedResolver {
     try {
       return await this.completeInline(claim, await this.createVerified(claim.kind, claim.name, claim.body, claim.explicitSlug));
     } catch (err) {
-      const label = claim.kind === 'venues' ? 'venue' : 'organizer';
+      const label = linkedNoun(claim.kind);
       this.opts.report.add({ kind: claim.kind, slug: claim.key, outcome: 'failed', reason: `${label} "${claim.name}" could not be written: ${(err as Error).message}`, ...(claim.origin ? { origin: claim.origin } : {}) });
       claim.done(undefined);
       return undefined;
@@ -413,7 +413,7 @@ export class LinkedResolver {
   private warnTrashed(kind: LinkedKind, name: string | undefined, id: number): void {
     if (this.warned.has(`${kind}:${id}`)) return;
     this.warned.add(`${kind}:${id}`);
-    const label = kind === 'venues' ? 'venue' : 'organizer';
+    const label = linkedNoun(kind);
     this.opts.report.warn(`${label}${name === undefined ? '' : ` "${name}"`} (id ${id}) is in the site's trash: calsync does not create it again nor link it, and writes the events naming it without it; restore it from the site's trash to have it linked again (the next run that writes those events links it)`);
   }
 
@@ -451,7 +451,7 @@ export class LinkedResolver {
     const listed = await index?.linked(kind, wanted);
     // The listing holds every status but the trash: a record it lists is not in it.
     if (listed) for (const e of listed.values()) if (e.id === id) return false;
-    const res = kind === 'venues' ? this.client.venues : this.client.organizers;
+    const res = linkedRoute(this.client, kind);
     try {
       return (await res.get(id, { lang: this.opts.lang })).status === 'trash';
     } catch (err) {
@@ -463,7 +463,7 @@ export class LinkedResolver {
   private async upsert(kind: LinkedKind, key: string, name: string, body: LinkedBody, origin?: Origin, explicitSlug?: string): Promise<Link> {
     const { lang } = this.opts;
     const report = { add: (item: Parameters<RunReport['add']>[0]) => this.opts.report.add(origin ? { ...item, origin } : item) };
-    const label = kind === 'venues' ? 'venue' : 'organizer';
+    const label = linkedNoun(kind);
     const fp = fingerprint(body);
     const known = await this.ledgerEntry(kind, key);
     if (known?.trashed) return this.inTrash(report, kind, key, name, known, false);
@@ -479,7 +479,7 @@ export class LinkedResolver {
       report.add({ kind, slug: known.slug ?? key, outcome: earlier ?? 'unchanged', siteId: known.id, ...(earlier ? { earlier: true } : {}) });
       return known.id;
     }
-    const res = kind === 'venues' ? this.client.venues : this.client.organizers;
+    const res = linkedRoute(this.client, kind);
     try {
       // Which record on the site is this one? The ledger knows its id; without a ledger (Redis
       // lost) look for the slug the site derives from the name, or the one the source gave.

@@ -1,6 +1,7 @@
 import type { CalendarClient } from '../api/index.ts';
 import type { Language } from '../model/languages.ts';
 import { nameKey } from '../util/entities.ts';
+import { linkedNoun, linkedRoute } from './linked-writes.ts';
 
 /**
  * What the target site already holds, learned from list pages (50 items a request) instead of one
@@ -147,8 +148,8 @@ export class SiteIndex {
     const cached = this.linkedIndex[kind];
     if (cached) return cached;
     if (wanted < 2) return Promise.resolve(undefined);
-    const res = kind === 'venues' ? this.client.venues : this.client.organizers;
-    const field = kind === 'venues' ? 'venue' : 'organizer';
+    const res = linkedRoute(this.client, kind);
+    const field = linkedNoun(kind);
     const query = { status: LISTED_STATUSES };
     const map = new Map<string, LinkedEntry>();
     const p = this.listAll(
