@@ -35,10 +35,10 @@ export interface RawRequest {
 export class CalendarClient {
   readonly events: EventsResource;
   /**
-   * The same routes, with answers holding and parsed for only what the write path reads (EventAck):
-   * for the creates and updates of imports and syncs, where the full record's validation was a tenth
-   * of the CPU per event, and its JSON (twice EventAck's keys, with inline venues and organizers) the
-   * largest part of what the site sent (bench/import-ics.ts).
+   * The same routes, with answers parsed for only what the write path reads (EventAck): for the
+   * creates and updates of imports and syncs, where the full record's validation was a tenth of the
+   * CPU per event (bench/import-ics.ts). Creates also ask the site for only those keys (`_fields`,
+   * see SluggedConfig.answerFields): the whole record's JSON was most of what a create answered.
    */
   readonly eventWrites: EventsResource<EventAck>;
   readonly venues: VenuesResource;

@@ -196,10 +196,11 @@ export function createEvent(ctx: Ctx): EventRecord {
 export function updateEvent(ctx: Ctx, ev: EventRecord): EventRecord {
   const p = ctx.params;
   const links = linksFor(ctx);
-  if ((typeof p.status === 'string' ? p.status : 'publish') === 'publish') publishLinkedOf(ctx.store, ev);
+  const status = typeof p.status === 'string' ? p.status : 'publish';
+  if (status === 'publish') publishLinkedOf(ctx.store, ev);
   ctx.store.changePost(ev, (r) => {
     const previousZone = r.timezone;
-    r.status = typeof p.status === 'string' ? p.status : 'publish';
+    r.status = status;
     Object.assign(r, publicationDates(ctx.site, p, r.status));
     if (isNonEmptyString(p.title)) r.title = p.title.trim();
     if (isNonEmptyString(p.description)) r.description = p.description;
