@@ -342,6 +342,18 @@ export class LinkedResolver {
   }
 
   /**
+   * A venue/organizer this run wrote: reported (as an earlier delivery's write when the ledger says
+   * so, src/write/job-mark.ts), recorded in the ledger, and known as seen on the site (usable).
+   */
+  private async recordWrite(w: { kind: LinkedKind; key: string; fp: string; record: { id: number; slug?: string; modified_utc?: string }; outcome: WriteOutcome; known?: LedgerEntry; origin?: Origin }): Promise<void> {
+    const { kind, key, record } = w;
+    const mark = markedWrite(w.outcome, w.known, this.opts.mark);
+    this.opts.report.add({ kind, slug: record.slug ?? key, outcome: mark.outcome, siteId: record.id, ...(mark.earlier ? { earlier: true } : {}), ...(w.origin ? { origin: w.origin } : {}) });
+    await this.ledger.set(kind, key, { fp: w.fp, id: record.id, slug: record.slug, modified: record.modified_utc, ...mark.stamp, at: new Date().toISOString() });
+    this.seenOnSite.add(`${kind}:${record.id}`);
+  }
+
+  /**
    * A claimed record the site created (inline in an event, or on its own): settled like any
    * create (a `<name>-N` means another run made one meanwhile: that one is kept), reported,
    * recorded in the ledger, and its id handed to every event waiting for it.
@@ -351,10 +363,7 @@ export class LinkedResolver {
     try {
       const record = await this.settleCollision(kind, name, body, created, explicitSlug);
       // A claim is made for a record the ledger does not hold: there is no earlier entry to go by.
-      const { outcome, stamp } = markedWrite(record === created ? 'created' : 'updated', undefined, this.opts.mark);
-      this.opts.report.add({ kind, slug: record.slug ?? key, outcome, siteId: record.id, ...(origin ? { origin } : {}) });
-      await this.ledger.set(kind, key, { fp: claim.fp, id: record.id, slug: record.slug, modified: record.modified_utc, ...stamp, at: new Date().toISOString() });
-      this.seenOnSite.add(`${kind}:${record.id}`);
+      await this.recordWrite({ kind, key, fp: claim.fp, record, outcome: record === created ? 'created' : 'updated', origin });
       claim.done(record.id);
       return record.id;
     } catch (err) {
@@ -513,10 +522,7 @@ export class LinkedResolver {
         record = await this.settleCollision(kind, name, body, created, explicitSlug);
         if (record === created) outcome = 'created';
       }
-      const mark = markedWrite(outcome, known, this.opts.mark);
-      report.add({ kind, slug: record.slug ?? key, outcome: mark.outcome, siteId: record.id, ...(mark.earlier ? { earlier: true } : {}) });
-      await this.ledger.set(kind, key, { fp, id: record.id, slug: record.slug, modified: record.modified_utc, ...mark.stamp, at: new Date().toISOString() });
-      this.seenOnSite.add(`${kind}:${record.id}`);
+      await this.recordWrite({ kind, key, fp, record, outcome, known, origin });
       return record.id;
     } catch (err) {
       report.add({ kind, slug: key, outcome: 'failed', reason: `${label} "${name}" could not be written: ${(err as Error).message}` });
