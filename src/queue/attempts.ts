@@ -44,7 +44,7 @@ function writtenItems(err: unknown): ItemReport[] | undefined {
 function earlierWritesIn(report: Pick<ReportJson, 'items'>): Record<string, Writes> {
   const out: Record<string, Writes> = {};
   for (const it of report.items) {
-    if (!it.earlier || (it.outcome !== 'created' && it.outcome !== 'updated')) continue;
+    if (!it.earlier || (it.outcome !== 'created' && it.outcome !== 'updated' && it.outcome !== 'retired')) continue;
     (out[it.kind] ??= { created: 0, updated: 0, retired: 0 })[it.outcome]++;
   }
   return out;
@@ -57,7 +57,7 @@ function writesOf(err: unknown): Record<string, Writes> | undefined {
   const told = earlierWritesIn(report);
   const out: Record<string, Writes> = {};
   for (const [kind, c] of Object.entries(report.counts)) {
-    const w = { created: c.created - (told[kind]?.created ?? 0), updated: c.updated - (told[kind]?.updated ?? 0), retired: c.retired };
+    const w = { created: c.created - (told[kind]?.created ?? 0), updated: c.updated - (told[kind]?.updated ?? 0), retired: c.retired - (told[kind]?.retired ?? 0) };
     if (w.created + w.updated + w.retired > 0) out[kind] = w;
   }
   return Object.keys(out).length ? out : undefined;
@@ -118,7 +118,8 @@ type Counts = ReportJson['counts'];
  * entries from before marks) move from unchanged to created/updated (never more than the unchanged
  * there are: each item is counted once, and `read` stays the sum); those it already told as an
  * earlier attempt's (`told`, from the job's mark in the ledger: src/write/job-mark.ts) are not moved
- * again. Their retirements are added (the last attempt no longer sees those items).
+ * again. Their retirements are added (the last attempt no longer sees those items), but those the last
+ * attempt told as an earlier attempt's (from the ledger's record of them: src/write/retire.ts).
  */
 function withEarlierWrites(counts: Counts, earlier: FailedAttempt[], told: Record<string, Writes>): Counts {
   const out: Record<string, Counts[keyof Counts]> = {};
@@ -137,7 +138,7 @@ function withEarlierWrites(counts: Counts, earlier: FailedAttempt[], told: Recor
       c[outcome] += moved;
       c.unchanged -= moved;
     }
-    c.retired += w.retired;
+    c.retired += Math.max(0, w.retired - (told[kind]?.retired ?? 0));
   }
   return out as Counts;
 }
@@ -162,8 +163,9 @@ function withEarlierItems(items: ItemReport[], earlier: FailedAttempt[]): ItemRe
     const w = it.outcome === 'unchanged' ? wrote.get(`${it.kind}\u0000${it.slug}`) : undefined;
     return w && w.outcome !== 'retired' ? { ...it, outcome: w.outcome } : it;
   });
-  // Retired by an earlier attempt: the last one no longer saw them.
-  for (const w of wrote.values()) if (w.outcome === 'retired') out.push(w);
+  // Retired by an earlier attempt: the last one no longer saw them (unless it told them as an earlier attempt's).
+  const told = new Set(items.map((it) => `${it.kind}\u0000${it.slug}`));
+  for (const [key, w] of wrote) if (w.outcome === 'retired' && !told.has(key)) out.push(w);
   return out;
 }
 

@@ -44,9 +44,14 @@ export function gatedLedger(ledger: Ledger, gate: WriteGate): Ledger {
       await gate.wait();
       return ledger.set(kind, slug, entry);
     },
-    remove: async (kind, slug) => {
+    remove: async (kind, slug, retired) => {
       await gate.wait();
-      return ledger.remove(kind, slug);
+      return ledger.remove(kind, slug, retired);
+    },
+    retirements: (kind) => ledger.retirements(kind),
+    forgetRetirements: async (kind, keep) => {
+      await gate.wait();
+      return ledger.forgetRetirements(kind, keep);
     },
     entries: (kind) => ledger.entries(kind),
     ...(ledger.storedPages ? { storedPages: (kind: LedgerKind) => ledger.storedPages!(kind) } : {}),

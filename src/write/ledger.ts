@@ -54,6 +54,14 @@ export const LedgerEntry = z.object({
 });
 export type LedgerEntry = z.infer<typeof LedgerEntry>;
 
+/**
+ * An entry a queued job retired (src/write/retire.ts), kept beside the kind's entries once the entry
+ * itself is gone: a delivery of the same job taking over from a killed worker no longer finds the
+ * entry, and without this would not report the retirement at all.
+ */
+export const Retirement = z.object({ run: z.string(), id: z.number(), reason: z.string() });
+export type Retirement = z.infer<typeof Retirement>;
+
 /** `categories`/`tags` hold sync's source→target term map (see TermResolver `memo`). */
 export type LedgerKind = 'events' | 'venues' | 'organizers' | 'categories' | 'tags';
 
@@ -61,7 +69,12 @@ export type LedgerKind = 'events' | 'venues' | 'organizers' | 'categories' | 'ta
 export interface Ledger {
   getMany(kind: LedgerKind, slugs: string[]): Promise<Map<string, LedgerEntry>>;
   set(kind: LedgerKind, slug: string, entry: LedgerEntry): Promise<void>;
-  remove(kind: LedgerKind, slug: string): Promise<void>;
+  /** Removes an entry; `retired` (a queued job's retirement) is recorded in the same step (retirements). */
+  remove(kind: LedgerKind, slug: string, retired?: Retirement): Promise<void>;
+  /** The retirements remove() recorded and forgetRetirements() kept, by slug. */
+  retirements(kind: LedgerKind): Promise<Map<string, Retirement>>;
+  /** Forgets the recorded retirements, but those of the job marked `keep`. */
+  forgetRetirements(kind: LedgerKind, keep?: string): Promise<void>;
   /** Every entry of a kind, streamed (HSCAN) so a 100k-event ledger is not one reply. */
   entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]>;
   /**
@@ -109,6 +122,15 @@ export function parseEntry(raw: string | null | undefined): LedgerEntry | undefi
   if (!raw) return undefined;
   const r = compiled(LedgerEntry).safeParse(JSON.parse(raw));
   return r.success ? r.data : undefined;
+}
+
+/** A stored value as JSON, or undefined when it is not (the schema then rejects it). */
+function parseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
 }
 
 export class RedisLedger implements Ledger {
@@ -196,8 +218,27 @@ export class RedisLedger implements Ledger {
     const failed = res?.find(([err]) => err);
     if (failed) throw failed[0];
   }
-  async remove(kind: LedgerKind, slug: string): Promise<void> {
-    await this.redis.hdel(this.key(kind), slug);
+  async remove(kind: LedgerKind, slug: string, retired?: Retirement): Promise<void> {
+    if (!retired) return void (await this.redis.hdel(this.key(kind), slug));
+    const res = await this.redis.multi().hdel(this.key(kind), slug).hset(this.retiredKey(kind), slug, JSON.stringify(retired)).exec();
+    const failed = res?.find(([err]) => err);
+    if (failed) throw failed[0];
+  }
+  /** What remove() records of a retirement, beside the kind's entries. */
+  private retiredKey(kind: LedgerKind): string {
+    return `${this.key(kind)}:retired`;
+  }
+  async retirements(kind: LedgerKind): Promise<Map<string, Retirement>> {
+    const out = new Map<string, Retirement>();
+    for (const [slug, raw] of Object.entries(await this.redis.hgetall(this.retiredKey(kind)))) {
+      const r = Retirement.safeParse(parseJson(raw));
+      if (r.success) out.set(slug, r.data);
+    }
+    return out;
+  }
+  async forgetRetirements(kind: LedgerKind, keep?: string): Promise<void> {
+    const stale = [...(await this.retirements(kind))].filter(([, r]) => r.run !== keep).map(([slug]) => slug);
+    if (stale.length) await this.redis.hdel(this.retiredKey(kind), ...stale);
   }
   async *entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]> {
     for await (const flat of this.storedPages(kind)) {
@@ -247,8 +288,16 @@ export class MemoryLedger implements Ledger {
   async set(kind: LedgerKind, slug: string, entry: LedgerEntry) {
     this.maps[kind].set(slug, entry);
   }
-  async remove(kind: LedgerKind, slug: string) {
+  private readonly retired: Record<LedgerKind, Map<string, Retirement>> = { events: new Map(), venues: new Map(), organizers: new Map(), categories: new Map(), tags: new Map() };
+  async remove(kind: LedgerKind, slug: string, retired?: Retirement) {
     this.maps[kind].delete(slug);
+    if (retired) this.retired[kind].set(slug, retired);
+  }
+  async retirements(kind: LedgerKind) {
+    return new Map(this.retired[kind]);
+  }
+  async forgetRetirements(kind: LedgerKind, keep?: string) {
+    for (const [slug, r] of this.retired[kind]) if (r.run !== keep) this.retired[kind].delete(slug);
   }
   async *entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]> {
     yield* [...this.maps[kind].entries()];

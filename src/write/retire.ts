@@ -2,7 +2,7 @@ import type { CalendarClient } from '../api/index.ts';
 import { isGone } from '../api/index.ts';
 import type { Language } from '../model/languages.ts';
 import { mapConcurrent } from '../util/pool.ts';
-import type { Ledger, LedgerEntry } from './ledger.ts';
+import type { Ledger, LedgerEntry, Retirement } from './ledger.ts';
 import type { LedgerListing } from './ledger-snapshot.ts';
 import { recordToBody } from './record-body.ts';
 import type { RunReport } from '../report/report.ts';
@@ -38,6 +38,11 @@ export interface RetireOptions {
   preserveEdits?: boolean;
   dryRun?: boolean;
   concurrency?: number;
+  /**
+   * The queued job running the retirement (src/write/job-mark.ts): each retirement is recorded with
+   * it, and what an earlier delivery of the job retired (a worker killed under it) is reported again.
+   */
+  mark?: string;
 }
 
 /** Raised (and reported) when a run would retire more than the guard allows. */
@@ -75,6 +80,7 @@ export async function retireVanished(o: RetireOptions): Promise<void> {
   if (o.entries && policy !== 'keep' && vanished.length + cancelled.length > 0) ({ vanished, cancelled } = await stillHeld(ledger, vanished, cancelled));
   const summary = { policy, candidates: vanished.length, retired: 0, failed: 0, refused: false as boolean, reason: undefined as string | undefined };
   report.retire = summary;
+  const journal = policy === 'keep' || o.dryRun ? undefined : await ledger.retirements('events');
   if (policy === 'keep') {
     for (const [slug, id] of cancelled) {
       report.warn(`${slug} (site id ${id}) is cancelled in the source but left on the site (--retire keep)`);
@@ -89,13 +95,36 @@ export async function retireVanished(o: RetireOptions): Promise<void> {
   } else {
     targets = [...cancelled, ...vanished];
   }
-  await mapConcurrent(targets, o.concurrency ?? 8, (t) => retireOne(o, summary, t));
+  const retired = new Set<string>();
+  await mapConcurrent(targets, o.concurrency ?? 8, (t) => retireOne(o, summary, t, retired));
+  if (journal) await reportEarlier(o, summary, journal, retired);
+}
+
+/**
+ * What an earlier delivery of this job retired (recorded by remove(), the entries gone) is reported
+ * as this delivery's too, once; other jobs' records are forgotten: only a takeover has use for them.
+ */
+async function reportEarlier(o: RetireOptions, summary: NonNullable<RunReport['retire']>, journal: Map<string, Retirement>, retired: Set<string>): Promise<void> {
+  for (const [slug, r] of journal) {
+    if (o.mark === undefined || r.run !== o.mark || retired.has(slug)) continue;
+    summary.candidates++;
+    summary.retired++;
+    o.report.add({ kind: 'events', slug, siteId: r.id, outcome: 'retired', reason: r.reason, earlier: true });
+  }
+  if (journal.size > 0) await o.ledger.forgetRetirements('events', o.mark);
 }
 
 /** Retires one target by the policy, unless `preserveEdits` finds it edited on the site since calsync wrote it. */
-async function retireOne(o: RetireOptions, summary: NonNullable<RunReport['retire']>, [slug, id, modified]: Target): Promise<void> {
+async function retireOne(o: RetireOptions, summary: NonNullable<RunReport['retire']>, [slug, id, modified]: Target, retired: Set<string>): Promise<void> {
   const { ledger, report, policy } = o;
   const why = o.cancelled.has(slug) ? 'cancelled in the source' : 'no longer in the source';
+  const done = async (how: string): Promise<void> => {
+    const reason = `${why}; ${how}`;
+    await ledger.remove('events', slug, o.mark !== undefined ? { run: o.mark, id, reason } : undefined);
+    retired.add(slug);
+    summary.retired++;
+    report.add({ kind: 'events', slug, siteId: id, outcome: 'retired', reason });
+  };
   try {
     // The record is read when the policy needs it (draft keeps its fields) or an edit must be seen.
     const rec = (policy === 'draft' && !o.dryRun) || o.preserveEdits ? await o.client.events.get(id, { lang: o.lang }) : undefined;
@@ -110,12 +139,10 @@ async function retireOne(o: RetireOptions, summary: NonNullable<RunReport['retir
     }
     if (policy === 'draft') await o.client.events.update(id, { ...recordToBody(rec!), status: 'draft' }, { lang: o.lang });
     else await o.client.events.delete(id, { lang: o.lang });
-    await ledger.remove('events', slug);
-    summary.retired++;
-    report.add({ kind: 'events', slug, siteId: id, outcome: 'retired', reason: `${why}; ${policy === 'draft' ? 'set to draft' : 'moved to trash'}` });
+    await done(policy === 'draft' ? 'set to draft' : 'moved to trash');
   } catch (err) {
-    if (isGone(err)) {
-      if (!o.dryRun) await ledger.remove('events', slug);
+    if (isGone(err) && !o.dryRun) await done('already deleted on the site');
+    else if (isGone(err)) {
       summary.retired++;
       report.add({ kind: 'events', slug, siteId: id, outcome: 'retired', reason: `${why}; already deleted on the site` });
     } else {

@@ -616,7 +616,7 @@ export class SiteWriter {
     const o = this.o;
     return retireVanished({
       client: o.client, ledger: o.ledger, entries: this.ledgerNow(), report: o.report, lang: o.lang, seen: this.seen, cancelled: this.cancelled,
-      dryRun: o.dryRun, concurrency: o.concurrency, preserveEdits: o.onEdit === 'preserve', ...opts,
+      dryRun: o.dryRun, concurrency: o.concurrency, preserveEdits: o.onEdit === 'preserve', mark: o.mark, ...opts,
     });
   }
 

@@ -25,6 +25,10 @@ const calendarOf = (n: number, uid?: string) => ['BEGIN:VCALENDAR', 'VERSION:2.0
 const calendar = calendarOf(EVENTS);
 /** Events of the second source already on the site (imported by an earlier run) when its feed grows to EVENTS. */
 const BEFORE = 10;
+/** Events the first attempt retires before the site starts answering 500 to everything. */
+const RETIRED_BEFORE_DOWN = 4;
+/** Events the third source's feed keeps when it drops the rest (under the guard's half). */
+const KEPT = 16;
 
 /**
  * Found in review: a queued import whose first attempt wrote part of a feed before its site went
@@ -37,6 +41,7 @@ describe('regression: a run that succeeded on a retry returned and counted only 
   let env: Awaited<ReturnType<typeof testSite>>;
   let feed: Awaited<ReturnType<typeof feedServer>>;
   let more: Awaited<ReturnType<typeof feedServer>>;
+  let shrink: Awaited<ReturnType<typeof feedServer>>;
   let config: ReturnType<typeof parseConfig>;
   let redis: Redis;
   let workers: ImportWorkers;
@@ -45,6 +50,7 @@ describe('regression: a run that succeeded on a retry returned and counted only 
     env = await testSite();
     feed = await feedServer(calendar);
     more = await feedServer(calendarOf(BEFORE, 'more'));
+    shrink = await feedServer(calendarOf(EVENTS, 'shrink'));
     redis = testRedis();
     process.env.CALSYNC_TEST_RETRY_PASSWORD = PASSWORD;
     config = parseConfig({
@@ -52,10 +58,12 @@ describe('regression: a run that succeeded on a retry returned and counted only 
       sources: [
         { name: 'talks', kind: 'ics', site: 'sb', url: feed.url, allow: [new URL(feed.url).host], window: { from: '2027-01-01', to: '2027-12-31' } },
         { name: 'more', kind: 'ics', site: 'sb', url: more.url, allow: [new URL(more.url).host], window: { from: '2027-01-01', to: '2027-12-31' } },
+        { name: 'shrink', kind: 'ics', site: 'sb', url: shrink.url, allow: [new URL(shrink.url).host], window: { from: '2027-01-01', to: '2027-12-31' }, retire: 'trash' },
       ],
       history: { pauseAfterFailures: 10 },
     });
-    // The real import-ics job; its first attempt takes the site down once it has created BEFORE_DOWN events.
+    // The real import-ics job; its first attempt takes the site down once it has created BEFORE_DOWN
+    // events, or retired RETIRED_BEFORE_DOWN.
     const real = JOBS['import-ics'] as JobDefinition;
     const downMidway = defineJob({
       ...real,
@@ -63,9 +71,12 @@ describe('regression: a run that succeeded on a retry returned and counted only 
         env.sandbox.setFaults({ errorRate: 0 });
         if (job.attemptsMade > 0) return real.process(job, payload, deps, signal);
         let created = 0;
+        let retired = 0;
         const onRequest: JobDeps['onRequest'] = (site, info) => {
           deps.onRequest?.(site, info);
-          if (info.method === 'POST' && info.route.startsWith('/events') && typeof info.status === 'number' && info.status < 300 && ++created === BEFORE_DOWN) env.sandbox.setFaults({ errorRate: 1 });
+          const ok = info.route.startsWith('/events') && typeof info.status === 'number' && info.status < 300;
+          if (ok && info.method === 'POST' && ++created === BEFORE_DOWN) env.sandbox.setFaults({ errorRate: 1 });
+          if (ok && info.method === 'DELETE' && ++retired === RETIRED_BEFORE_DOWN) env.sandbox.setFaults({ errorRate: 1 });
         };
         return real.process(job, payload, { ...deps, onRequest }, signal);
       },
@@ -77,6 +88,7 @@ describe('regression: a run that succeeded on a retry returned and counted only 
     await redis.quit();
     await feed.close();
     await more.close();
+    await shrink.close();
     await env.close();
     delete process.env.CALSYNC_TEST_RETRY_PASSWORD;
   });
@@ -125,5 +137,23 @@ describe('regression: a run that succeeded on a retry returned and counted only 
     expect(events.filter((i) => i.outcome === 'created' && i.earlier)).toHaveLength(BEFORE_DOWN);
     const [run] = await new RunHistory(redis, { prefix }).list('more');
     expect(run?.counts?.events).toMatchObject({ read: EVENTS, created: EVENTS - BEFORE, unchanged: BEFORE });
+  });
+  it('a retry after a failure mid-retirement counts the first attempt\'s retirements once (they are recorded with the job, and were in its log row)', { timeout: 90_000 }, async () => {
+    await runIcsImport(icsParams(resolveIcsPayload({ source: 'shrink' }, config), config, { allowFiles: true }), runContext({ redis, prefix }));
+    shrink.set(calendarOf(KEPT, 'shrink'));
+    const job = await workers.queue.add('import-ics', { source: 'shrink' }, { attempts: 3, backoff: { type: 'fixed', delay: 300 } });
+    const result = (await job.waitUntilFinished(workers.events, 60_000)) as ReportJson;
+    expect((await workers.queue.getJob(job.id!))?.attemptsMade).toBeGreaterThanOrEqual(2);
+    const gone = EVENTS - KEPT;
+    const trashed = env.sandbox.dump('en').events.filter((e) => (e as { status: string; slug: string }).status === 'trash' && (e as { slug: string }).slug.includes('shrink'));
+    expect(trashed).toHaveLength(gone);
+    expect(result.warnings.join('\n')).toMatch(/earlier: attempt 1 after \d+\.\d s \(0 created, 0 updated, 4 retired\): /);
+    expect(result.counts.events).toMatchObject({ read: KEPT, retired: gone, failed: 0 });
+    const retired = result.items.filter((i) => i.kind === 'events' && i.outcome === 'retired');
+    expect(retired).toHaveLength(gone);
+    expect(new Set(retired.map((i) => i.slug)).size).toBe(gone);
+    expect(retired.filter((i) => i.earlier)).toHaveLength(RETIRED_BEFORE_DOWN);
+    const [run] = await new RunHistory(redis, { prefix }).list('shrink');
+    expect(run?.counts?.events).toMatchObject({ retired: gone });
   });
 });

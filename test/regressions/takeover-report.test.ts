@@ -16,11 +16,16 @@ const BEFORE_KILL = 8;
 /** Per request: with one request at a time, the import takes several seconds, and the kill lands mid-import. */
 const LATENCY_MS = 150;
 
-const vevent = (i: number) => [
-  'BEGIN:VEVENT', `UID:talk-${i}@example.org`, `SUMMARY:Talk ${i}`, `DTSTART:202705${String(1 + (i % 28)).padStart(2, '0')}T19${String(i % 60).padStart(2, '0')}00Z`,
+const vevent = (i: number, uid = 'talk') => [
+  'BEGIN:VEVENT', `UID:${uid}-${i}@example.org`, `SUMMARY:Talk ${i}`, `DTSTART:202705${String(1 + (i % 28)).padStart(2, '0')}T19${String(i % 60).padStart(2, '0')}00Z`,
   'DURATION:PT1H', 'LOCATION:Hall A\\, Main Street 1', 'END:VEVENT',
 ];
-const calendar = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calsync test//EN', ...Array.from({ length: EVENTS }, (_, i) => vevent(i)).flat(), 'END:VCALENDAR', ''].join('\r\n');
+const calendarOf = (n: number, uid?: string) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calsync test//EN', ...Array.from({ length: n }, (_, i) => vevent(i, uid)).flat(), 'END:VCALENDAR', ''].join('\r\n');
+const calendar = calendarOf(EVENTS);
+/** Events the feed keeps when it drops the rest (under the guard's half, so the run retires them all). */
+const KEPT = 16;
+/** Retirements the first worker has done (and recorded) when it is killed. */
+const RETIRED_BEFORE_KILL = 4;
 
 /**
  * Found in review: a queued import whose worker was killed (`kill -9`) mid-import is taken over by
@@ -139,6 +144,76 @@ describe('regression: a run taken over after its worker was killed reported the 
       expect((await runIcsImport(params, { redis, prefix, jobMark: 'job-late-2' })).notModified).toBe(true);
     } finally {
       await site.close();
+    }
+  });
+  /**
+   * The same takeover during retirement: the entries of the events the killed worker had retired were
+   * gone from the ledger, so the takeover neither saw nor reported them. A user read "10 retired" for
+   * a feed that had dropped 14 events, all of which that run moved to the trash. The ledger now keeps
+   * a job's retirements beside its entries (Ledger.remove's `retired`), and the takeover reports them.
+   */
+  it('the takeover reports every event the run retired as retired, once, in its result, history and metrics', { timeout: 120_000 }, async () => {
+    const source = await feedServer(calendarOf(EVENTS, 'gone'));
+    const at = testPrefix();
+    const imports = new Queue('import', { connection: bullConnection(redisUrl()), prefix: at });
+    try {
+      const config = writeConfig({
+        sites: [{ name: 'sb', restRoot: env.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PASSWORD' }, concurrency: 1 }],
+        sources: [{ name: 'gone', kind: 'ics', site: 'sb', url: source.url, allow: [new URL(source.url).host], window: { from: '2027-01-01', to: '2027-12-31' }, retire: 'trash' }],
+        worker: { concurrency: { import: 1 }, lockDurationMs: 2000, stalledIntervalMs: 1000, maxStalledCount: 5, shutdownTimeoutMs: 2000 },
+      });
+      const spawn = () => {
+        const w = spawnWorker({ config, redisUrl: redisUrl(), prefix: at, env: { SB_PASSWORD: PASSWORD } });
+        workers.push(w);
+        return w;
+      };
+      const finished = (id: string) => waitFor(`job ${id} to finish`, async () => {
+        const j = await imports.getJob(id);
+        return j?.finishedOn ? j : undefined;
+      }, 90_000, 200);
+      const trashed = () => env.sandbox.dump('en').events.filter((e) => (e as { status: string }).status === 'trash').length;
+      const ledgerSize = async () => {
+        const [key] = await redis.keys(`${at}:ledger:*:gone:events`);
+        return key ? redis.hlen(key) : 0;
+      };
+
+      const first = spawn();
+      const imported = await finished((await imports.add('import-ics', { source: 'gone' }, { attempts: 1 })).id!);
+      expect((imported.returnvalue as ReportJson).counts.events).toMatchObject({ created: EVENTS });
+      source.set(calendarOf(KEPT, 'gone'));
+      const job = await imports.add('import-ics', { source: 'gone' }, { attempts: 1 });
+      // Killed once it has retired some events and removed their entries (between two retirements).
+      await waitFor('some events retired and recorded', async () => {
+        const n = trashed();
+        return n >= RETIRED_BEFORE_KILL && n < EVENTS - KEPT && (await ledgerSize()) === EVENTS - n;
+      }, 60_000, 10);
+      await first.kill('SIGKILL');
+      await new Promise((r) => setTimeout(r, 3 * LATENCY_MS));
+      // Retired with their entries removed: only the record of the retirement tells the takeover.
+      const recorded = EVENTS - (await ledgerSize());
+      expect(recorded).toBeGreaterThanOrEqual(RETIRED_BEFORE_KILL);
+
+      spawn();
+      const done = await finished(job.id!);
+      expect(done.failedReason ?? '').toBe('');
+      const result = done.returnvalue as ReportJson;
+      const gone = EVENTS - KEPT;
+      expect(trashed()).toBe(gone);
+      expect(result.counts.events).toMatchObject({ read: KEPT, retired: gone, failed: 0 });
+      expect(result.retire).toMatchObject({ candidates: gone, retired: gone, failed: 0 });
+      const retired = result.items.filter((i) => i.kind === 'events' && i.outcome === 'retired');
+      expect(new Set(retired.map((i) => i.slug)).size).toBe(gone);
+      expect(retired.filter((i) => i.earlier)).toHaveLength(recorded);
+
+      const [run] = await new RunHistory(redis, { prefix: at }).list('gone');
+      expect(run?.counts?.events).toMatchObject({ retired: gone });
+      const metrics = new MetricsRecorder(redis, at);
+      const item = fieldOf(METRIC_KEYS.items, { run: 'import-ics', kind: 'events', outcome: 'retired' });
+      await expect.poll(async () => Number((await metrics.read())[item] ?? 0), { timeout: 5000 }).toBe(gone);
+    } finally {
+      await imports.obliterate({ force: true }).catch(() => undefined);
+      await imports.close();
+      await source.close();
     }
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { LedgerEntry, RedisLedger } from '../../src/write/ledger.ts';
+import { LedgerEntry, MemoryLedger, RedisLedger, type Ledger } from '../../src/write/ledger.ts';
 import { ledgerSnapshot } from '../../src/write/ledger-snapshot.ts';
 import { testPrefix, testRedis } from '../support/redis.ts';
 
@@ -58,5 +58,37 @@ describe('ledger entries read back', () => {
     expect(new Map(snapshot!.entries())).toEqual(byScan);
     expect(snapshot!.get('ev-1234')).toEqual({ fp: 'fp-1234', id: 1234, at: 'a' });
     expect(await ledgerSnapshot(ledger, 'events', 2499)).toBeUndefined();
+  });
+});
+
+describe('retirements recorded by remove()', () => {
+  const entry = { fp: 'f', id: 1, at: 'a' };
+  const cases: [string, () => Ledger][] = [
+    ['RedisLedger', () => new RedisLedger(redis, { site: 's', language: 'en', source: 'retired' }, testPrefix())],
+    ['MemoryLedger', () => new MemoryLedger()],
+  ];
+  it.each(cases)('%s: kept beside the entries (the entry gone), and forgotten but for the job named', async (_name, make) => {
+    const ledger = make();
+    for (const slug of ['a', 'b', 'c', 'd']) await ledger.set('events', slug, { ...entry, id: slug.charCodeAt(0) });
+    await ledger.remove('events', 'a', { run: 'job-1', id: 97, reason: 'no longer in the source; moved to trash' });
+    await ledger.remove('events', 'b', { run: 'job-2', id: 98, reason: 'cancelled in the source; moved to trash' });
+    await ledger.remove('events', 'c');
+    expect([...(await ledger.getMany('events', ['a', 'b', 'c', 'd'])).keys()]).toEqual(['d']);
+    expect(await ledger.retirements('events')).toEqual(new Map([
+      ['a', { run: 'job-1', id: 97, reason: 'no longer in the source; moved to trash' }],
+      ['b', { run: 'job-2', id: 98, reason: 'cancelled in the source; moved to trash' }],
+    ]));
+    expect((await ledger.retirements('venues')).size).toBe(0);
+    await ledger.forgetRetirements('events', 'job-2');
+    expect([...(await ledger.retirements('events')).keys()]).toEqual(['b']);
+    await ledger.forgetRetirements('events');
+    expect((await ledger.retirements('events')).size).toBe(0);
+  });
+
+  it('a stored record that is not one is left out', async () => {
+    const ledger = new RedisLedger(redis, { site: 's', language: 'en', source: 'retired-bad' }, testPrefix());
+    const key = `${ledger.prefix}:ledger:s:en:retired-bad:events:retired`;
+    await redis.hset(key, { ok: JSON.stringify({ run: 'j', id: 1, reason: 'r' }), text: 'not json', wrong: JSON.stringify({ run: 'j', id: '1', reason: 'r' }) });
+    expect([...(await ledger.retirements('events')).keys()]).toEqual(['ok']);
   });
 });
