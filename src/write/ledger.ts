@@ -62,7 +62,10 @@ export type LedgerEntry = z.infer<typeof LedgerEntry>;
 export const Retirement = z.object({ run: z.string(), id: z.number(), reason: z.string() });
 export type Retirement = z.infer<typeof Retirement>;
 
-/** `categories`/`tags` hold sync's source→target term map (see TermResolver `memo`). */
+/**
+ * `categories`/`tags` hold sync's source→target term map in its terms ledger (TermResolver `memo`), and in
+ * a run's own ledger the terms its queued jobs created, by site id (TermResolver `job`).
+ */
 export type LedgerKind = 'events' | 'venues' | 'organizers' | 'categories' | 'tags';
 
 /** Ledger per site + language + source (DESIGN "Identity and change detection"). */

@@ -11,6 +11,7 @@ import type { RunReport } from '../report/report.ts';
 import type { TermBody } from './body.ts';
 import { Settled, UNSETTLED } from './settled.ts';
 import { mapConcurrent } from '../util/pool.ts';
+import { earlierWrite } from './job-mark.ts';
 
 export type Taxonomy = 'categories' | 'tags';
 
@@ -91,6 +92,12 @@ export interface TermResolverOptions {
    * sync whose source terms did not change resolves them from here without listing the target's.
    */
   memo?: Ledger;
+  /**
+   * The run's ledger and its job's mark (src/write/job-mark.ts): each term the job creates is recorded
+   * there (its `categories`/`tags` kinds, by the term's site id), so a delivery of the same job taking
+   * over from a killed worker reports the terms that delivery created as created, not unchanged.
+   */
+  job?: { ledger: Ledger; mark: string };
 }
 
 /**
@@ -106,6 +113,8 @@ export class TermResolver {
   private readonly index: Partial<Record<Taxonomy, Promise<TermIndex>>> = {};
   private readonly pending = new Settled<number | undefined>();
   private dryRunIds = -1;
+  /** Site ids of the terms an earlier delivery of this job created, per taxonomy (read once, with a job). */
+  private readonly earlierCreated: Partial<Record<Taxonomy, Promise<Set<number>>>> = {};
   /** Terms this run has created or tried to (dry runs included, so they predict the limit). */
   private creations = 0;
 
@@ -187,7 +196,7 @@ export class TermResolver {
     const fp = fingerprint(d);
     const known = (await memo.getMany(tax, [slug])).get(slug);
     if (known?.fp === fp) {
-      this.opts.report.add({ kind: tax, slug, outcome: 'unchanged', siteId: known.id });
+      await this.reportFound(tax, slug, known.id);
       return known.id;
     }
     const failuresBefore = this.opts.report.counts[tax].failed;
@@ -237,6 +246,24 @@ export class TermResolver {
     return id;
   }
 
+  /** A term the site already has: unchanged, or created when an earlier delivery of this job created it. */
+  private async reportFound(tax: Taxonomy, slug: string, id: number): Promise<void> {
+    const earlier = await this.createdBefore(tax, id);
+    this.opts.report.add({ kind: tax, slug, siteId: id, ...(earlier ? { outcome: 'created', earlier: true } : { outcome: 'unchanged' }) });
+  }
+
+  /** Whether an earlier delivery of this run's job created the term with this site id (TermResolverOptions `job`). */
+  private async createdBefore(tax: Taxonomy, id: number): Promise<boolean> {
+    const job = this.opts.job;
+    if (!job) return false;
+    this.earlierCreated[tax] ??= (async () => {
+      const ids = new Set<number>();
+      for await (const [, e] of job.ledger.entries(tax)) if (earlierWrite(e, job.mark) === 'created') ids.add(e.id);
+      return ids;
+    })();
+    return (await this.earlierCreated[tax]).has(id);
+  }
+
   /** The id a term of this name has on the site now (the run's listing), without creating or updating anything. */
   async peek(tax: Taxonomy, d: TermDraft): Promise<number | undefined> {
     return this.listed(await this.load(tax), d);
@@ -251,8 +278,8 @@ export class TermResolver {
     const found = this.listed(idx, d);
     const label = d.slug ?? d.name;
     if (found !== undefined) {
-      if (this.opts.updateTerms && d.slug && idx.bySlug.get(d.slug) === found) return this.refresh(tax, idx, found, d);
-      this.opts.report.add({ kind: tax, slug: label, outcome: 'unchanged', siteId: found });
+      if (this.opts.updateTerms && d.slug && idx.bySlug.get(d.slug) === found && !(await this.createdBefore(tax, found))) return this.refresh(tax, idx, found, d);
+      await this.reportFound(tax, label, found);
       return found;
     }
     if (!this.opts.createTerms) {
@@ -282,6 +309,8 @@ export class TermResolver {
       idx.bySlug.set(created.slug, created.id);
       idx.byName.set(termKey(created.name), created.id);
       this.opts.report.add({ kind: tax, slug: created.slug, outcome: 'created', siteId: created.id });
+      const job = this.opts.job;
+      if (job) await job.ledger.set(tax, String(created.id), { fp: fingerprint(d), id: created.id, run: job.mark, new: true, at: new Date().toISOString() });
       return created.id;
     } catch (err) {
       // Another worker created it between our listing and our create.

@@ -146,7 +146,7 @@ export class SiteWriter {
     this.o = { dryRun: false, onEdit: 'overwrite', status: 'publish', createTerms: true, concurrency: 8, updateTerms: false, ...opts };
     const keys = opts.keys;
     if (keys && keys.sourceKey === this.o.sourceKey && keys.status === this.o.status) this.keys = keys;
-    this.terms = new TermResolver(opts.client, { lang: opts.lang, createTerms: this.o.createTerms, dryRun: this.o.dryRun, report: opts.report, updateTerms: this.o.updateTerms, memo: opts.termMemo });
+    this.terms = new TermResolver(opts.client, { lang: opts.lang, createTerms: this.o.createTerms, dryRun: this.o.dryRun, report: opts.report, updateTerms: this.o.updateTerms, memo: opts.termMemo, ...(opts.mark ? { job: { ledger: opts.ledger, mark: opts.mark } } : {}) });
     this.index = new SiteIndex(opts.client, { lang: opts.lang, signal: opts.signal, concurrency: Math.min(4, this.o.concurrency) });
     this.writeSlots = new Slots(this.o.concurrency);
     this.linked = new LinkedResolver(opts.client, opts.ledger, { lang: opts.lang, dryRun: this.o.dryRun, status: this.o.status, report: opts.report, adoptLinked: opts.adoptLinked, index: this.index, inline: !this.o.dryRun, mark: opts.mark });

@@ -18,7 +18,7 @@ const LATENCY_MS = 150;
 
 const vevent = (i: number, uid = 'talk') => [
   'BEGIN:VEVENT', `UID:${uid}-${i}@example.org`, `SUMMARY:Talk ${i}`, `DTSTART:202705${String(1 + (i % 28)).padStart(2, '0')}T19${String(i % 60).padStart(2, '0')}00Z`,
-  'DURATION:PT1H', 'LOCATION:Hall A\\, Main Street 1', 'END:VEVENT',
+  'DURATION:PT1H', 'LOCATION:Hall A\\, Main Street 1', 'CATEGORIES:Talks', 'END:VEVENT',
 ];
 const calendarOf = (n: number, uid?: string) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calsync test//EN', ...Array.from({ length: n }, (_, i) => vevent(i, uid)).flat(), 'END:VCALENDAR', ''].join('\r\n');
 const calendar = calendarOf(EVENTS);
@@ -110,6 +110,8 @@ describe('regression: a run taken over after its worker was killed reported the 
     const whole = { read: EVENTS, created: EVENTS - unrecorded, updated: unrecorded, unchanged: 0, failed: 0 };
     expect(result.counts.events).toMatchObject(whole);
     expect(result.counts.venues).toMatchObject({ read: 1, created: 1, unchanged: 0 });
+    // The category, created by the killed worker before its first event: created too.
+    expect(result.counts.categories).toMatchObject({ read: 1, created: 1, unchanged: 0 });
     const items = result.items.filter((i) => i.kind === 'events');
     expect(new Set(items.map((i) => i.slug)).size).toBe(EVENTS);
     expect(items.filter((i) => i.outcome === 'unchanged')).toEqual([]);
@@ -139,6 +141,8 @@ describe('regression: a run taken over after its worker was killed reported the 
       expect(takeover.notModified).toBeUndefined();
       expect(takeover.counts.events).toMatchObject({ read: EVENTS, created: EVENTS, unchanged: 0 });
       expect(takeover.counts.venues).toMatchObject({ created: 1, unchanged: 0 });
+      expect(takeover.counts.categories).toMatchObject({ created: 1, unchanged: 0 });
+      expect(takeover.items.filter((i) => i.kind === 'categories')).toEqual([expect.objectContaining({ outcome: 'created', earlier: true })]);
       expect(site.sandbox.stats().writes).toBe(0);
       // The next run (another job) takes the feed as done, as before.
       expect((await runIcsImport(params, { redis, prefix, jobMark: 'job-late-2' })).notModified).toBe(true);
