@@ -91,6 +91,10 @@ export class SiteSync {
   private readonly ctx: RunContext;
   private readonly sourceKey: string;
   private readonly ledger: Ledger;
+  /** What the opposite sync (target → source) copied into the source: never copied back. */
+  private readonly reverseLedger: Ledger;
+  /** Source events left out because the opposite sync wrote them (see `ownRecords`). */
+  private backCopies = 0;
   private readonly target: CalendarClient;
   private source?: CalendarClient;
   private rawSource?: CalendarClient;
@@ -105,6 +109,7 @@ export class SiteSync {
     this.sourceKey = `sync-${p.from.key}`;
     this.target = new CalendarClient({ ...p.to.connection, language: p.lang, ...clientHooks(ctx, p.to.key) });
     this.ledger = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: this.sourceKey });
+    this.reverseLedger = ledgerFor(ctx, { site: p.from.key, language: p.lang, source: `sync-${p.to.key}` });
     const termMemo = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: `${this.sourceKey}-terms` });
     this.writer = new SiteWriter({ client: this.target, ledger: this.ledger, report, sourceKey: this.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked, createTerms: true, updateTerms: true, termMemo, concurrency: p.to.concurrency, signal: ctx.signal, mark: ctx.jobMark });
   }
@@ -140,7 +145,8 @@ export class SiteSync {
       if (records.length === 0) return Promise.resolve();
       const index = pages++;
       return tasks.run(async () => {
-        await onPage({ index, items: await this.planRecords(await rawText.apply(records), await categories) });
+        const own = await this.ownRecords(records);
+        await onPage({ index, items: await this.planRecords(await rawText.apply(own), await categories) });
         done += records.length;
         await ctx.onProgress?.({ phase: 'plan', done });
       });
@@ -166,6 +172,9 @@ export class SiteSync {
       await tasks.drain().catch(() => undefined);
       throw err;
     }
+    if (this.backCopies > 0) {
+      this.report.warn(`${this.backCopies} source event(s) are copies that the sync ${p.to.name} → ${p.from.name} wrote; they are not copied back (each pass of a two-way sync would otherwise copy every event back under a longer slug)`);
+    }
     if (rawText.unavailable) {
       this.report.warn(`titles and texts were copied as the source renders them (typographic quotes and dashes), not as typed: ${rawText.unavailable}; the source's user needs to be able to edit events for the raw text`);
     }
@@ -189,6 +198,22 @@ export class SiteSync {
     const byId = new Map<number, TermRecord>();
     for await (const t of source.categories.iterate({ hide_empty: false, per_page: 50 }, { lang: this.p.lang })) byId.set(t.id, t);
     return byId;
+  }
+
+  /**
+   * The source's own events: those the opposite sync (this target → this source) created there
+   * are left out. Without this, syncing a → b and then b → a copied every event of a back into a
+   * as `b-a-…`, and the next a → b copied those into b again, one slug prefix longer each pass
+   * (found on two real TEC sites). They are known by the opposite sync's ledger (same Redis).
+   */
+  private async ownRecords(records: EventRecord[]): Promise<EventRecord[]> {
+    const slugs = records.map((r) => r.slug).filter((s): s is string => typeof s === 'string' && s !== '');
+    if (slugs.length === 0) return records;
+    const theirs = await this.reverseLedger.getMany('events', slugs);
+    if (theirs.size === 0) return records;
+    const own = records.filter((r) => !(r.slug && theirs.has(r.slug)));
+    this.backCopies += records.length - own.length;
+    return own;
   }
 
   /**
