@@ -1,6 +1,9 @@
 import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { defineJob } from '../src/queue/job-definition.ts';
-import type { ReportJson, RunReport } from '../src/report/report.ts';
+import type { ReportJson } from '../src/report/report.ts';
+import type { SiteSync } from '../src/runs/sync-site.ts';
+import { jobMark } from '../src/write/job-mark.ts';
 import { LanguageRef, syncRunName } from './sync-payload.ts';
 import { underLock, withPieceSync } from './sync-run.ts';
 import { SyncRunStore } from './sync-store.ts';
@@ -19,7 +22,7 @@ export const syncLanguageJob = defineJob({
         const plan = await store.plan(ref.lang);
         sync.report.merge(plan.report);
         for (const value of Object.values(await job.getChildrenValues<{ report: ReportJson }>())) sync.report.merge(value.report);
-        await reportFailedPages(job, store, ref.lang, sync.report);
+        await reportFailedPages(deps.redis, job, store, ref.lang, sync);
         await sync.retire(plan);
       });
       await store.drop(ref.lang, ref.pages);
@@ -28,13 +31,29 @@ export const syncLanguageJob = defineJob({
   },
 });
 
-/** Pages that failed every attempt: their events are failed items (and, being in the plan, not retired). */
-async function reportFailedPages(job: Job, store: SyncRunStore, lang: string, report: RunReport): Promise<void> {
+/**
+ * Pages that failed every attempt: their events are reported as the target holds them (failed
+ * unless written; SiteWriter.reportUnwritten), and, being in the plan, not retired.
+ */
+async function reportFailedPages(redis: Redis, job: Job, store: SyncRunStore, lang: string, sync: SiteSync): Promise<void> {
   for (const [key, reason] of Object.entries(await job.getIgnoredChildrenFailures())) {
     const i = Number(/-page-(\d+)$/.exec(key)?.[1]);
     // A page Redis lost or that reads back corrupted: its events are unknown, said as a warning.
     const page = Number.isInteger(i) ? await store.pageIfAny(lang, i).catch(() => undefined) : undefined;
-    for (const item of page?.items ?? []) report.add({ kind: 'events', slug: item.slug, outcome: 'failed', reason: `page ${i} failed: ${reason}`, origin: item.origin });
-    if (!page) report.warn(`page ${i} failed and its events are unknown: ${reason}`);
+    if (!page) {
+      sync.report.warn(`page ${i} failed and its events are unknown: ${reason}`);
+      continue;
+    }
+    await sync.writer.reportUnwritten(page.items, `page ${i} failed: ${reason}`, await pageMark(redis, job, key));
   }
+}
+
+/**
+ * The failed page job's mark (src/write/job-mark.ts), which its writes carry: from the job's hash
+ * (`key` is its Redis key), while BullMQ keeps it.
+ */
+async function pageMark(redis: Redis, job: Job, key: string): Promise<string | undefined> {
+  const timestamp = Number(await redis.hget(key, 'timestamp').catch(() => null));
+  if (!Number.isFinite(timestamp) || timestamp <= 0) return undefined;
+  return jobMark({ queueName: job.queueName, id: key.slice(key.lastIndexOf(':') + 1), timestamp });
 }

@@ -18,6 +18,11 @@ export interface SiteConnection {
    * `restRoot` and `namespace` are in the config); absent for `--site URL`.
    */
   configName?: string;
+  /**
+   * The command-line options that gave a site named by URL (`--from`/`--from-namespace` for a
+   * sync's source), for the same purpose. @defaultValue `--site` and `--namespace`
+   */
+  flags?: { site: string; namespace: string };
   /** Default `ml_language` for every call; a call's `lang` overrides it. */
   language?: Language;
   /** undici Pool connection cap (default 8). */

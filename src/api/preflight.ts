@@ -43,7 +43,7 @@ export async function preflight(conn: SiteConnection, opts: PreflightOptions): P
   const namespace = resolveConnection(conn).namespace;
   const root = conn.restRoot;
   const stats: ClientStats = { requests: 0, retries: 0, throttled: 0 };
-  const get = (path: string, query: Array<[string, string]>) => getWithRetries(transport, { path, query, root, stats, signal: opts.signal, limiter: conn.limiter, onRequest: conn.onRequest, configName: conn.configName });
+  const get = (path: string, query: Array<[string, string]>) => getWithRetries(transport, { path, query, root, stats, signal: opts.signal, limiter: conn.limiter, onRequest: conn.onRequest, configName: conn.configName, flags: conn.flags });
   try {
     const index = await get('', []);
     rejectCredentials(index, root, conn.auth);
@@ -52,7 +52,7 @@ export async function preflight(conn: SiteConnection, opts: PreflightOptions): P
       throw new PreflightError('not-a-rest-root', root, `${root} is not a WordPress REST root (GET answered ${index.status}${json ? '' : ', not JSON'}): give the site's REST root, e.g. https://example.org/wp-json`);
     }
     const namespaces = json.namespaces.filter((n): n is string => typeof n === 'string');
-    if (!namespaces.includes(namespace)) throw namespaceMissing(root, namespace, namespaces, conn.configName);
+    if (!namespaces.includes(namespace)) throw namespaceMissing(root, namespace, namespaces, conn);
     if (!conn.auth && opts.write) {
       throw new PreflightError('no-credentials', root, `no credentials for ${root}: set CALSYNC_USER and CALSYNC_PASSWORD (an application password), or CALSYNC_TOKEN, or the site's credentials in the config`);
     }
@@ -74,7 +74,7 @@ const DEFINITIVE = new Set(['ECONNREFUSED', 'ENOTFOUND']);
  * a dropped connection). A site still failing after that is reported as such, never as "not a
  * REST root".
  */
-interface PreflightGet extends Pick<SiteConnection, 'limiter' | 'onRequest' | 'configName'> {
+interface PreflightGet extends Pick<SiteConnection, 'limiter' | 'onRequest' | 'configName' | 'flags'> {
   path: string;
   query: Array<[string, string]>;
   root: string;
@@ -111,13 +111,13 @@ async function getWithRetries(transport: Transport, g: PreflightGet): Promise<Ra
     } catch (err) {
       if (!(err instanceof PreflightError)) report(g, 'network-error', started, attempt);
       if (err instanceof PreflightError || signal?.aborted) throw err;
-      if (attempt >= ATTEMPTS || (attempt >= 2 && DEFINITIVE.has(networkCode(err)))) throw unreachable(root, err, g.configName);
+      if (attempt >= ATTEMPTS || (attempt >= 2 && DEFINITIVE.has(networkCode(err)))) throw unreachable(root, err, g);
     }
     await sleep(wait, undefined, { signal });
   }
 }
 
-function unreachable(root: string, err: unknown, configName?: string): PreflightError {
+function unreachable(root: string, err: unknown, named: Pick<SiteConnection, 'configName' | 'flags'>): PreflightError {
   const code = networkCode(err);
   const origin = new URL(root).origin;
   const what =
@@ -128,7 +128,7 @@ function unreachable(root: string, err: unknown, configName?: string): Preflight
         : code.includes('TIMEOUT')
           ? `${origin} did not answer in time (${code})`
           : `${origin} could not be reached (${code})`;
-  const check = configName ? `the restRoot of the config's site "${configName}"` : '--site';
+  const check = named.configName ? `the restRoot of the config's site "${named.configName}"` : (named.flags?.site ?? '--site');
   return new PreflightError('unreachable', root, `${what}: check ${check} and that the site is running`, { cause: err });
 }
 
@@ -145,9 +145,9 @@ function rejectCredentials(res: RawResponse, root: string, auth: SiteConnection[
   }
 }
 
-function namespaceMissing(root: string, namespace: string, namespaces: string[], configName?: string): PreflightError {
+function namespaceMissing(root: string, namespace: string, namespaces: string[], named: Pick<SiteConnection, 'configName' | 'flags'>): PreflightError {
   const found = CALENDAR_NAMESPACES.find((n) => namespaces.includes(n));
-  const fix = configName ? `set "namespace": "${found}" on the config's site "${configName}"` : `add --namespace ${found}`;
+  const fix = named.configName ? `set "namespace": "${found}" on the config's site "${named.configName}"` : `add ${named.flags?.namespace ?? '--namespace'} ${found}`;
   if (found) return new PreflightError('namespace-missing', root, `${root} has no ${namespace} namespace; its REST index has ${found}: ${fix}`);
   return new PreflightError('namespace-missing', root, `${root} is not a calendar site: no ${namespace} in its REST index (it has ${namespaces.join(', ') || 'none'})`);
 }

@@ -77,7 +77,7 @@ function aliasesOf(key: string, restRoot: string, namespace: string, config?: Ca
  * Resolves `--site` (a config site name or a REST root URL). Credentials come from the config's
  * env references or CALSYNC_USER/CALSYNC_PASSWORD/CALSYNC_TOKEN — never from a flag or a job payload.
  */
-export function resolveSite(nameOrUrl: string, config?: CalsyncConfig, opts: { namespace?: string; env?: NodeJS.ProcessEnv } = {}): ResolvedSite {
+export function resolveSite(nameOrUrl: string, config?: CalsyncConfig, opts: { namespace?: string; env?: NodeJS.ProcessEnv; flags?: SiteConnection['flags'] } = {}): ResolvedSite {
   const env = opts.env ?? process.env;
   const fromConfig = config?.sites.find((s) => s.name === nameOrUrl);
   if (fromConfig) {
@@ -94,7 +94,7 @@ export function resolveSite(nameOrUrl: string, config?: CalsyncConfig, opts: { n
     key,
     aliases: aliasesOf(key, restRoot, namespace, config),
     name: url.host,
-    connection: { restRoot, namespace, auth: authFromEnv(env) },
+    connection: { restRoot, namespace, auth: authFromEnv(env), ...(opts.flags ? { flags: opts.flags } : {}) },
     languages: ['en'],
     concurrency: 8,
   };

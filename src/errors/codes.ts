@@ -71,6 +71,7 @@ const RUN = {
   'source-overlap': "the feed's events were already imported under another source key (importing would duplicate them)",
   'sync-language-failed': 'one or more languages of a site-to-site sync failed',
   'sync-no-languages': 'a site-to-site sync was given no language to copy',
+  'sync-same-site': "a site-to-site sync's source and target are the same site (it would copy every event into its own site)",
   'mass-retire-refused': 'retiring would remove more than the allowed share of the events',
   'run-locked': 'another run of the same source is writing; this one comes back later',
 } as const;
@@ -141,6 +142,7 @@ export const UnrecoverableCode = ErrorCodeSchema.extract([
   'job-payload-invalid',
   // The worker's config is read once, at its start: a retry meets the same config.
   'config-entry-unknown',
+  'sync-same-site',
   'run-state-missing',
   'run-state-invalid',
 ]);

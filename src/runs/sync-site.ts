@@ -7,7 +7,7 @@ import { copiedSlug, DRAFT_VERSION, eventDraftFromRecord, eventLinksFromRecord }
 import { RawTextReader } from '../sources/site/raw-text.ts';
 import { dropUnsafeImages } from '../sources/images.ts';
 import { SiteWriter, type OnEdit, type PlannedEvent } from '../write/writer.ts';
-import type { Ledger } from '../write/ledger.ts';
+import type { Ledger, LedgerEntry } from '../write/ledger.ts';
 import type { AdoptLinked } from '../write/linked.ts';
 import { RunReport, type ReportJson } from '../report/report.ts';
 import type { RetirePolicy } from '../write/retire.ts';
@@ -53,6 +53,13 @@ export interface SyncPlan {
 
 const fmt = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
 
+/** The sync's `categories`/`tags` filters (source ids or slugs), as the source's listing applies them. */
+function matchesFilters(r: EventRecord, p: Pick<SyncParams, 'categories' | 'tags'>): boolean {
+  const has = (wanted: (string | number)[] | undefined, terms: Array<{ id: number; slug?: string }>) =>
+    !wanted?.length || terms.some((t) => wanted.some((w) => String(w) === String(t.id) || w === t.slug));
+  return has(p.categories, r.categories ?? []) && has(p.tags, r.tags ?? []);
+}
+
 /**
  * A window bound for the source's list filters. Real sites reject a date that is Unix time 0
  * (their validator takes strtotime()'s result as a boolean); one second later is the same
@@ -91,6 +98,12 @@ export class SiteSync {
   private readonly ctx: RunContext;
   private readonly sourceKey: string;
   private readonly ledger: Ledger;
+  /** Source events the listing leaves out that were found not hidden, with their modified_gmt (see `unlistedHidden`). */
+  private readonly unlisted: Ledger;
+  /** What the opposite sync (target → source) copied into the source: never copied back. */
+  private readonly reverseLedger: Ledger;
+  /** Source events left out because the opposite sync wrote them (see `ownRecords`). */
+  private backCopies = 0;
   private readonly target: CalendarClient;
   private source?: CalendarClient;
   private rawSource?: CalendarClient;
@@ -105,6 +118,8 @@ export class SiteSync {
     this.sourceKey = `sync-${p.from.key}`;
     this.target = new CalendarClient({ ...p.to.connection, language: p.lang, ...clientHooks(ctx, p.to.key) });
     this.ledger = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: this.sourceKey });
+    this.unlisted = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: `${this.sourceKey}-unlisted` });
+    this.reverseLedger = ledgerFor(ctx, { site: p.from.key, language: p.lang, source: `sync-${p.to.key}` });
     const termMemo = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: `${this.sourceKey}-terms` });
     this.writer = new SiteWriter({ client: this.target, ledger: this.ledger, report, sourceKey: this.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked, createTerms: true, updateTerms: true, termMemo, concurrency: p.to.concurrency, signal: ctx.signal, mark: ctx.jobMark });
   }
@@ -140,15 +155,18 @@ export class SiteSync {
       if (records.length === 0) return Promise.resolve();
       const index = pages++;
       return tasks.run(async () => {
-        await onPage({ index, items: await this.planRecords(await rawText.apply(records), await categories) });
+        const own = await this.ownRecords(records);
+        await onPage({ index, items: await this.planRecords(await rawText.apply(own), await categories) });
         done += records.length;
         await ctx.onProgress?.({ phase: 'plan', done });
       });
     };
     try {
       let batch: EventRecord[] = [];
+      const listed = new Set<number>();
       for await (const r of source.events.iterate(query, { lang: p.lang, concurrency: 4 })) {
         if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
+        listed.add(r.id);
         batch.push(r);
         if (batch.length >= pageSize) {
           await flush(batch);
@@ -158,13 +176,16 @@ export class SiteSync {
       await flush(batch);
       // Every listed page is planned (and `seen`) before the hidden ones are looked for.
       await tasks.drain();
-      // Events hidden from listings are not listed by the source: fetch the ones copied before by id.
-      await flush(await this.hiddenRecords(source));
+      // Events hidden from listings are not listed by the source: fetched by id.
+      await flush(await this.hiddenRecords(source, rawText, listed));
       await tasks.drain();
     } catch (err) {
       // No page is left planning (or saving) after the planner gave up.
       await tasks.drain().catch(() => undefined);
       throw err;
+    }
+    if (this.backCopies > 0) {
+      this.report.warn(`${this.backCopies} source event(s) are copies that the sync ${p.to.name} → ${p.from.name} wrote; they are not copied back (each pass of a two-way sync would otherwise copy every event back under a longer slug)`);
     }
     if (rawText.unavailable) {
       this.report.warn(`titles and texts were copied as the source renders them (typographic quotes and dashes), not as typed: ${rawText.unavailable}; the source's user needs to be able to edit events for the raw text`);
@@ -189,6 +210,22 @@ export class SiteSync {
     const byId = new Map<number, TermRecord>();
     for await (const t of source.categories.iterate({ hide_empty: false, per_page: 50 }, { lang: this.p.lang })) byId.set(t.id, t);
     return byId;
+  }
+
+  /**
+   * The source's own events: those the opposite sync (this target → this source) created there
+   * are left out. Without this, syncing a → b and then b → a copied every event of a back into a
+   * as `b-a-…`, and the next a → b copied those into b again, one slug prefix longer each pass
+   * (found on two real TEC sites). They are known by the opposite sync's ledger (same Redis).
+   */
+  private async ownRecords(records: EventRecord[]): Promise<EventRecord[]> {
+    const slugs = records.map((r) => r.slug).filter((s): s is string => typeof s === 'string' && s !== '');
+    if (slugs.length === 0) return records;
+    const theirs = await this.reverseLedger.getMany('events', slugs);
+    if (theirs.size === 0) return records;
+    const own = records.filter((r) => !(r.slug && theirs.has(r.slug)));
+    this.backCopies += records.length - own.length;
+    return own;
   }
 
   /**
@@ -227,23 +264,58 @@ export class SiteSync {
     return [...untouched, ...planned];
   }
 
-  private async hiddenRecords(source: CalendarClient): Promise<EventRecord[]> {
-    const { p } = this;
+  /**
+   * The source's events hidden from listings, in the window: those copied before (their ledger
+   * entries keep the source id) and those never copied (`unlistedHidden`).
+   */
+  private async hiddenRecords(source: CalendarClient, rawText: RawTextReader, listed: Set<number>): Promise<EventRecord[]> {
     const out: EventRecord[] = [];
+    const copied = new Set<number>();
     for await (const [slug, e] of this.ledger.entries('events')) {
+      if (e.src) copied.add(Number(e.src));
       if (this.writer.seen.has(slug) || this.writer.cancelled.has(slug) || !e.src) continue;
       // Only those that were in this window when written: one request each, so keep them few.
       if (!windowCovers(this.window(), e)) continue;
-      try {
-        const r = await source.events.get(Number(e.src), { lang: p.lang });
-        const inWindow = windowCovers(this.window(), recordTimes(r));
-        if (r.status === 'publish' && r.hide_from_listings && inWindow) out.push(r);
-      } catch (err) {
-        // Gone at the source (404/403/410): retirement handles it.
-        if (!isNotFound(err) && !(err as { status?: number }).status) throw err;
-      }
+      const r = await this.sourceEvent(source, Number(e.src));
+      if (r && r.status === 'publish' && r.hide_from_listings && windowCovers(this.window(), recordTimes(r))) out.push(r);
+    }
+    out.push(...(await this.unlistedHidden(source, rawText, listed, copied)));
+    return out;
+  }
+
+  /**
+   * Hidden events never copied. The v1 listing leaves them out, and only copied ones were looked
+   * for by id, so an event hidden from listings before its first sync was never copied (found on
+   * a real TEC site). WordPress core's list of the source's events has them: each event there that
+   * was neither listed nor copied is read by id, and one found not hidden is remembered with its
+   * `modified_gmt` (`unlisted`), so later runs read it again only once it has changed.
+   */
+  private async unlistedHidden(source: CalendarClient, rawText: RawTextReader, listed: Set<number>, copied: Set<number>): Promise<EventRecord[]> {
+    const all = await rawText.upcomingEvents();
+    if (!all) return [];
+    const ids = [...all.keys()].filter((id) => !listed.has(id) && !copied.has(id));
+    const memo = ids.length ? await this.unlisted.getMany('events', ids.map(String)) : new Map<string, LedgerEntry>();
+    const out: EventRecord[] = [];
+    for (const id of ids) {
+      const modified = all.get(id) ?? '';
+      if (memo.get(String(id))?.fp === modified) continue;
+      const r = await this.sourceEvent(source, id);
+      if (!r || r.status !== 'publish') continue;
+      if (!r.hide_from_listings) {
+        if (!this.p.dryRun) await this.unlisted.set('events', String(id), { fp: modified, id, at: new Date().toISOString() });
+      } else if (windowCovers(this.window(), recordTimes(r)) && matchesFilters(r, this.p)) out.push(r);
     }
     return out;
+  }
+
+  /** One source event by id; undefined when it is gone (404/403/410: retirement handles it). */
+  private async sourceEvent(source: CalendarClient, id: number): Promise<EventRecord | undefined> {
+    try {
+      return await source.events.get(id, { lang: this.p.lang });
+    } catch (err) {
+      if (!isNotFound(err) && !(err as { status?: number }).status) throw err;
+      return undefined;
+    }
   }
 
   /**

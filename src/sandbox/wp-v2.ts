@@ -8,7 +8,8 @@ import type { Store } from './store.ts';
 /**
  * WordPress core's `/wp/v2/<post type>` list for TEC's post types, only as far as a sync reads
  * it: `context=edit` for the text as its author typed it (`title.raw`, `content.raw`,
- * `excerpt.raw`), narrowed with `include`, and the route for one post by id. TEC registers these
+ * `excerpt.raw`), narrowed with `include`, paged with `page` (400 rest_post_invalid_page_number past
+ * the last page), and the route for one post by id. TEC registers these
  * types with `show_in_rest`, and `context=edit` needs a user who may edit them (else 401
  * rest_forbidden_context). The sandbox does not texturize, so `rendered` is the stored text; what
  * real sites render differs (curly quotes, dashes, `&#038;`), which is why a sync reads `raw`.
@@ -81,6 +82,8 @@ function wpV2List(store: Store, site: SiteConfig, type: PostType, query: Params,
   if (perPage === undefined || perPage > 100) bad.push('per_page');
   const include = isSet(query.include) ? toList(query.include).map(toPositiveInt) : undefined;
   if (include?.some((n) => n === undefined)) bad.push('include');
+  const page = isSet(query.page) ? toPositiveInt(query.page) : 1;
+  if (page === undefined) bad.push('page');
   if (bad.length) throw invalidParams(bad);
   if (context === 'edit' && !authed) {
     throw new ApiError(401, 'rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
@@ -91,8 +94,11 @@ function wpV2List(store: Store, site: SiteConfig, type: PostType, query: Params,
   const all = [...map.values()]
     .filter((r) => r.lang === lang && (status.includes('any') ? r.status !== 'trash' : status.includes(r.status)) && (!wanted || wanted.has(r.id)))
     .filter((r) => type !== 'tribe_events' || !ended(r, site))
-    .sort((a, b) => b.id - a.id);
-  const items = all.slice(0, perPage).map((r) => render(r, type, context === 'edit'));
+    .sort((a, b) => (query.order === 'asc' ? a.id - b.id : b.id - a.id));
   const pages = Math.max(1, Math.ceil(all.length / (perPage as number)));
+  // As WordPress core: a page past the last is refused (the first page of an empty list is not).
+  if ((page as number) > pages) throw new ApiError(400, 'rest_post_invalid_page_number', 'The page number requested is larger than the number of pages available.');
+  const from = ((page as number) - 1) * (perPage as number);
+  const items = all.slice(from, from + (perPage as number)).map((r) => render(r, type, context === 'edit'));
   return { status: 200, body: items, headers: { 'X-WP-Total': String(all.length), 'X-WP-TotalPages': String(pages) } };
 }

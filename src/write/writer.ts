@@ -494,6 +494,26 @@ export class SiteWriter {
   }
 
   /**
+   * The events of a planned page whose job failed every attempt, reported as the target holds
+   * them: an untouched event needed no write (unchanged); one whose ledger entry holds the planned
+   * body was written, by an attempt of that job (marked `mark`: created or updated) or before
+   * (unchanged); only the rest failed, with `reason`. Reporting the whole page as failed said
+   * events the target holds as planned had failed (found stopping a real target mid-sync).
+   */
+  async reportUnwritten(planned: PlannedEvent[], reason: string, mark: string | undefined): Promise<void> {
+    const known = await this.o.ledger.getMany('events', planned.map((p) => p.slug));
+    for (const p of planned) {
+      const base = { kind: 'events' as const, slug: p.slug, origin: p.origin };
+      const entry = known.get(p.slug);
+      if ('untouched' in p) this.o.report.add({ ...base, outcome: 'unchanged', siteId: p.untouched });
+      else if (entry && entry.fp === p.fp) {
+        const earlier = earlierWrite(entry, mark);
+        this.o.report.add(earlier ? { ...base, outcome: earlier, siteId: entry.id, earlier: true } : { ...base, outcome: 'unchanged', siteId: entry.id });
+      } else this.o.report.add({ ...base, outcome: 'failed', reason });
+    }
+  }
+
+  /**
    * For a plain create that carries new venues/organizers (createInline): the claims no other
    * event has taken, taken now (synchronously, so every event waits only for claims taken by
    * events dispatched before it). Undefined when the event is not written that way.

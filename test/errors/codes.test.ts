@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { ApiError, NetworkError, NotFoundError, PreflightError, RequestValidationError, ResponseFormatError, SiteDownError, SlugMismatchError, TimeoutError } from '../../src/api/errors/index.ts';
 import { ConfigError } from '../../src/config/load.ts';
-import { InlineCredentialsError, MissingSecretError, UnknownSiteError } from '../../src/config/sites.ts';
+import { InlineCredentialsError, MissingSecretError, UnknownSiteError, resolveSite } from '../../src/config/sites.ts';
 import { CalsyncError } from '../../src/errors/calsync-error.ts';
 import { ERROR_CODES, ErrorCodeSchema, UnrecoverableCode, isErrorCode } from '../../src/errors/codes.ts';
 import { ArtifactWriteError, EventRenderError, ExportAbortedError, ExportError, ExportFetchError, ExportParamsError } from '../../src/export/errors.ts';
@@ -24,6 +24,7 @@ import { UnsupportedEncoding } from '../../src/sources/fetch/decode.ts';
 import { AddressBlocked, BodyTooLarge, FetchError } from '../../src/sources/fetch/errors.ts';
 import { IcsError, IcsLimitError, IcsNotCalendarError } from '../../src/sources/ics/errors.ts';
 import { MassRetireRefusedError } from '../../src/write/retire.ts';
+import { SyncSameSiteError } from '../../src/runs/options/sync-site.ts';
 import { OptionsError } from '../../src/cli/validate.ts';
 import { PortInUseError } from '../../src/cli/ports.ts';
 import { DemoStoppedError } from '../../src/cli/commands/demo.ts';
@@ -71,6 +72,7 @@ const PURPOSEFUL: Record<string, () => Error> = {
   OptionsError: () => new OptionsError(['--lang: bad']),
   PortInUseError: () => new PortInUseError(8080, '--port'),
   DemoStoppedError: () => new DemoStoppedError(),
+  SyncSameSiteError: () => new SyncSameSiteError(resolveSite('http://x/wp-json', undefined, { env: {} }), resolveSite('http://x/wp-json', undefined, { env: {} })),
 };
 
 /**

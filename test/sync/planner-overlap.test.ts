@@ -67,7 +67,9 @@ describe('sync planner: pages planned side by side', () => {
 
   it('regression: the planner read one source page at a time (raw event texts never overlapped)', () => {
     const raw = requests.filter((r) => r.route === 'src GET /wp/v2/tribe_events');
-    expect(raw).toHaveLength(EVENTS / PAGE);
+    // One per page, and once every page is planned one listing of the source's events, which
+    // finds those hidden from listings (test/regressions/sync-hidden-event-never-copied.test.ts).
+    expect(raw).toHaveLength(EVENTS / PAGE + 1);
     expect(peakOverlap(raw)).toBeGreaterThanOrEqual(2);
   });
 

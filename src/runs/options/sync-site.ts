@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { parseWindow, resolveDateSpec } from '../../config/dates.ts';
 import type { CalsyncConfig, SyncConfig } from '../../config/schema.ts';
-import { resolveSite } from '../../config/sites.ts';
+import { resolveSite, type ResolvedSite } from '../../config/sites.ts';
+import { CalsyncError } from '../../errors/calsync-error.ts';
 import { Language, LANGUAGES } from '../../model/languages.ts';
 import type { SyncParams } from '../sync-site.ts';
 import { AdoptLinkedPolicy, OnEditPolicy, RetirePolicy, windowSpec } from './common.ts';
@@ -34,10 +35,22 @@ export type SyncOptions = z.infer<typeof SyncOptions>;
 /** The defaults, for the CLI's help text. */
 export const SYNC_DEFAULTS = SyncOptions.parse({ from: '-', to: '-' });
 
+/** A sync from a site into itself: every event would be copied beside itself as `<site>-<slug>`. */
+export class SyncSameSiteError extends CalsyncError {
+  override name = 'SyncSameSiteError';
+  readonly code = 'sync-same-site';
+  constructor(from: ResolvedSite, to: ResolvedSite) {
+    super(`--from ${from.name} and --to ${to.name} are the same site (${to.connection.restRoot}, ${to.connection.namespace ?? 'calendar/events/v1'}): a sync copies one site into another; give another --to`);
+  }
+}
+
 /** One SyncParams per language: `all` means the languages both sites declare. */
 export function syncParams(o: SyncOptions, config?: CalsyncConfig): SyncParams[] {
-  const from = resolveSite(o.from, config, { namespace: o.fromNamespace });
-  const to = resolveSite(o.to, config, { namespace: o.toNamespace });
+  // A site given by URL is named by these options in what a failed preflight says to fix.
+  const from = resolveSite(o.from, config, { namespace: o.fromNamespace, flags: { site: '--from', namespace: '--from-namespace' } });
+  const to = resolveSite(o.to, config, { namespace: o.toNamespace, flags: { site: '--to', namespace: '--to-namespace' } });
+  // Both names of one site (a config name, its REST root and namespace) are among each one's keys.
+  if (to.key === from.key || from.aliases?.includes(to.key)) throw new SyncSameSiteError(from, to);
   const langs = o.langs === 'all' ? LANGUAGES.filter((l) => from.languages.includes(l) && to.languages.includes(l)) : o.langs;
   const window = /\.\./.test(o.window) ? parseWindow(o.window) : { from: resolveDateSpec(SYNC_WINDOW.from), to: resolveDateSpec(SYNC_WINDOW.to) };
   return (langs.length ? langs : ['en' as const]).map((lang) => ({

@@ -32,6 +32,7 @@ const Raw = z.object({ raw: z.string() }).partial().optional();
 const RawItem = z.object({ id: z.number(), title: Raw, content: Raw, excerpt: Raw });
 const RawItems = z.array(RawItem);
 const FIELDS = 'id,title,content,excerpt';
+const Listed = z.array(z.object({ id: z.number(), modified_gmt: z.string().optional() }));
 
 /** WordPress core caps `per_page` at 100. */
 const CHUNK = 100;
@@ -121,6 +122,41 @@ export class RawTextReader {
       return undefined;
     }
     return parsed.data;
+  }
+
+  /**
+   * Every published event the site's core route lists, by id with its `modified_gmt`: the events
+   * that have not ended, those hidden from the v1 listing included (TEC narrows that one only).
+   * Undefined when the route is not usable (the reader is then switched off, as for the text).
+   */
+  async upcomingEvents(): Promise<Map<number, string> | undefined> {
+    const out = new Map<number, string>();
+    for (let page = 1; !this.unavailable; page++) {
+      let body: unknown;
+      try {
+        body = await this.client.request({
+          method: 'GET',
+          path: '/tribe_events',
+          route: '/wp/v2/tribe_events',
+          query: { status: 'publish', per_page: CHUNK, page, orderby: 'id', order: 'asc', context: 'edit', _fields: 'id,modified_gmt' },
+        }, { lang: this.lang });
+      } catch (err) {
+        // Past the last page (a list of exactly 100, 200… events): WordPress answers 400.
+        if (page > 1 && err instanceof ApiError && err.code === 'rest_post_invalid_page_number') break;
+        if (this.switchedOff(err)) return undefined;
+        throw err;
+      }
+      const parsed = Listed.safeParse(body);
+      if (!parsed.success) {
+        this.unavailable ??= '/wp/v2/tribe_events answered in an unexpected shape';
+        return undefined;
+      }
+      const before = out.size;
+      for (const item of parsed.data) out.set(item.id, item.modified_gmt ?? '');
+      // A short page is the last; a page of ids already read (a cache deaf to `page`) ends it too.
+      if (parsed.data.length < CHUNK || out.size === before) break;
+    }
+    return this.unavailable ? undefined : out;
   }
 
   /** Venue/organizer texts by id: those not read yet in this run in one go, the rest from before. */

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { runSiteSync, type SyncParams } from '../../src/runs/sync-site.ts';
+import { copiedSlug } from '../../src/sources/site/normalize.ts';
+import type { EventRecord } from '../../src/api/index.ts';
+import { testPrefix, testRedis } from '../support/redis.ts';
+import { testSite } from '../support/site.ts';
+
+/**
+ * Found syncing one real TEC site into another: an event hidden from listings when it was created
+ * never reached the target. The v1 list leaves hidden events out, and the sync looked up by id
+ * only the hidden events it had copied before. It now finds the others in WordPress core's list
+ * of the source's events (test/contract/wp-v2-hidden.test.ts), reading each unlisted event by id
+ * once, and again only once it has changed.
+ */
+describe('regression: an event hidden from listings before its first sync was never copied', () => {
+  type Site = Awaited<ReturnType<typeof testSite>>;
+  let source: Site;
+  let target: Site;
+  let redis: Redis;
+  const params = (over: Partial<SyncParams> = {}): SyncParams => ({
+    from: { ...source.site, key: 'src', name: 'source' },
+    to: { ...target.site, concurrency: 4 },
+    lang: 'en',
+    window: { from: new Date('2030-01-01T00:00:00Z'), to: new Date('2030-12-31T23:59:59Z') },
+    retire: 'trash',
+    onEdit: 'overwrite',
+    dryRun: false,
+    settledMs: 0,
+    ...over,
+  });
+  const byId = () => source.sandbox.stats().byRoute['GET /events/:id'] ?? 0;
+
+  beforeAll(async () => {
+    redis = testRedis();
+    source = await testSite();
+    target = await testSite();
+  }, 60_000);
+  afterAll(async () => {
+    await source.close();
+    await target.close();
+    await redis.quit();
+  });
+
+  it('a hidden event is copied (still hidden); an unlisted event that is not hidden is read once', async () => {
+    const ctx = { redis, prefix: testPrefix() };
+    await source.client.events.create({ title: 'Open day', description: 'y', start_date: '2030-04-02 10:00:00', end_date: '2030-04-02 12:00:00' } as never);
+    // Listed by core, outside the window: read by id on the first run only.
+    await source.client.events.create({ title: 'Next year', description: 'z', start_date: '2031-06-01 10:00:00', end_date: '2031-06-01 12:00:00' } as never);
+    // Hidden but in a category the sync does not copy.
+    const other = await source.client.categories.create({ name: 'Other' } as never);
+    await source.client.events.create({ title: 'Hidden elsewhere', description: 'w', start_date: '2030-04-03 10:00:00', end_date: '2030-04-03 12:00:00', hide_from_listings: true, categories: [other.id] } as never);
+    const music = await source.client.categories.create({ name: 'Music' } as never);
+    const hidden = await source.client.events.create({ title: 'Members only', description: 'x', start_date: '2030-04-01 19:00:00', end_date: '2030-04-01 21:00:00', hide_from_listings: true, categories: [music.id] } as never);
+    expect(hidden.hide_from_listings).toBe(true);
+
+    const first = await runSiteSync(params({ categories: ['music'] }), ctx);
+    expect(first.counts.events).toMatchObject({ read: 1, created: 1, failed: 0 });
+    const copy = (target.sandbox.dump('en').events as EventRecord[]).find((e) => e.slug === copiedSlug('src', hidden.slug!, hidden.id));
+    expect(copy).toBeDefined();
+    expect((await target.client.events.get(copy!.id)).hide_from_listings).toBe(true);
+
+    const all = await runSiteSync(params(), ctx);
+    expect(all.counts.events).toMatchObject({ read: 3, created: 2, unchanged: 1, failed: 0 });
+
+    source.sandbox.resetStats();
+    const again = await runSiteSync(params(), ctx);
+    expect(again.counts.events).toMatchObject({ read: 3, created: 0, updated: 0, unchanged: 3, failed: 0 });
+    // The two hidden ones copied before (by their ledger entries), not "Next year" again.
+    expect(byId()).toBe(2);
+  });
+});
