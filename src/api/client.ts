@@ -2,6 +2,7 @@ import type { CircuitBreaker } from './breaker.ts';
 import { resolveConnection, type CallOptions, type SiteConnection } from './connection.ts';
 import { Executor, type ClientStats } from './executor.ts';
 import { toQuery } from './query.ts';
+import { header } from './paging.ts';
 import { EventsResource } from './resources/events.ts';
 import { EventAck } from './schemas/events.ts';
 import { OrganizersResource } from './resources/organizers.ts';
@@ -80,6 +81,17 @@ export class CalendarClient {
     const kind = req.method === 'POST' && !req.idempotent ? 'create' : 'safe';
     return this.#exec.call<T>(
       { method: req.method, route: req.route ?? req.path, path: req.path, query: toQuery(req.query), body: req.body, kind, parse: (j) => j as T },
+      opts,
+    );
+  }
+
+  /**
+   * A GET of a WordPress core list (`wp/v2`): its body, and the number of pages its X-WP-TotalPages
+   * header gives (undefined when a proxy stripped it), so the other pages can be read side by side.
+   */
+  requestPage<T = unknown>(req: Omit<RawRequest, 'method' | 'body'>, opts?: CallOptions): Promise<{ body: T; totalPages?: number }> {
+    return this.#exec.call(
+      { method: 'GET', route: req.route ?? req.path, path: req.path, query: toQuery(req.query), kind: 'safe', parse: (j, res) => ({ body: j as T, totalPages: header(res, 'x-wp-totalpages') }) },
       opts,
     );
   }

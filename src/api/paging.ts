@@ -34,7 +34,8 @@ export const DEFAULT_ITERATE_PER_PAGE = MAX_PER_PAGE;
 const DEFAULT_CONCURRENCY = 4;
 const Items = z.array(z.unknown());
 
-function header(res: RawResponse, name: string): number | undefined {
+/** A header's whole-number value (`X-WP-TotalPages`, `X-TEC-Total`…); undefined when absent or not a number. */
+export function header(res: RawResponse, name: string): number | undefined {
   const raw = res.headers[name];
   const v = Array.isArray(raw) ? raw[0] : raw;
   return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;

@@ -13,7 +13,7 @@ import { RunReport, type ReportJson } from '../report/report.ts';
 import type { RetirePolicy } from '../write/retire.ts';
 import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
 import { checkSite } from './site-check.ts';
-import { BoundedTasks } from '../util/pool.ts';
+import { BoundedTasks, mapConcurrent } from '../util/pool.ts';
 import { listingRule, recordTimes, windowCovers, type ListingRule, type RunWindow } from '../model/run-window.ts';
 
 export interface SyncParams {
@@ -136,6 +136,10 @@ export class SiteSync {
     // listing's first page instead of before it, and awaited by the pages planned.
     const categories = this.categoryTree(source);
     categories.catch(() => undefined);
+    // Every upcoming event of the source, hidden ones too (see `unlistedHidden`): read beside the
+    // listing, awaited after it.
+    const upcoming = rawText.upcomingEvents(Math.min(4, p.from.concurrency));
+    upcoming.catch(() => undefined);
     const pageSize = p.pageSize ?? 50;
     const query = {
       start_date: listBound(p.window.from),
@@ -177,7 +181,7 @@ export class SiteSync {
       // Every listed page is planned (and `seen`) before the hidden ones are looked for.
       await tasks.drain();
       // Events hidden from listings are not listed by the source: fetched by id.
-      await flush(await this.hiddenRecords(source, rawText, listed));
+      await flush(await this.hiddenRecords(source, upcoming, listed));
       await tasks.drain();
     } catch (err) {
       // No page is left planning (or saving) after the planner gave up.
@@ -268,7 +272,7 @@ export class SiteSync {
    * The source's events hidden from listings, in the window: those copied before (their ledger
    * entries keep the source id) and those never copied (`unlistedHidden`).
    */
-  private async hiddenRecords(source: CalendarClient, rawText: RawTextReader, listed: Set<number>): Promise<EventRecord[]> {
+  private async hiddenRecords(source: CalendarClient, upcoming: Promise<Map<number, string> | undefined>, listed: Set<number>): Promise<EventRecord[]> {
     const out: EventRecord[] = [];
     const copied = new Set<number>();
     for await (const [slug, e] of this.ledger.entries('events')) {
@@ -279,7 +283,7 @@ export class SiteSync {
       const r = await this.sourceEvent(source, Number(e.src));
       if (r && r.status === 'publish' && r.hide_from_listings && windowCovers(this.window(), recordTimes(r))) out.push(r);
     }
-    out.push(...(await this.unlistedHidden(source, rawText, listed, copied)));
+    out.push(...(await this.unlistedHidden(source, await upcoming, listed, copied)));
     return out;
   }
 
@@ -290,19 +294,20 @@ export class SiteSync {
    * was neither listed nor copied is read by id, and one found not hidden is remembered with its
    * `modified_gmt` (`unlisted`), so later runs read it again only once it has changed.
    */
-  private async unlistedHidden(source: CalendarClient, rawText: RawTextReader, listed: Set<number>, copied: Set<number>): Promise<EventRecord[]> {
-    const all = await rawText.upcomingEvents();
+  private async unlistedHidden(source: CalendarClient, all: Map<number, string> | undefined, listed: Set<number>, copied: Set<number>): Promise<EventRecord[]> {
     if (!all) return [];
     const ids = [...all.keys()].filter((id) => !listed.has(id) && !copied.has(id));
     const memo = ids.length ? await this.unlisted.getMany('events', ids.map(String)) : new Map<string, LedgerEntry>();
+    const unread = ids.filter((id) => memo.get(String(id))?.fp !== (all.get(id) ?? ''));
+    // Read side by side: a first sync whose window is narrower than the source's upcoming events
+    // reads every event past the window once.
+    const records = await mapConcurrent(unread, Math.min(4, this.p.from.concurrency), (id) => this.sourceEvent(source, id));
     const out: EventRecord[] = [];
-    for (const id of ids) {
-      const modified = all.get(id) ?? '';
-      if (memo.get(String(id))?.fp === modified) continue;
-      const r = await this.sourceEvent(source, id);
+    for (const [i, r] of records.entries()) {
       if (!r || r.status !== 'publish') continue;
+      const id = unread[i]!;
       if (!r.hide_from_listings) {
-        if (!this.p.dryRun) await this.unlisted.set('events', String(id), { fp: modified, id, at: new Date().toISOString() });
+        if (!this.p.dryRun) await this.unlisted.set('events', String(id), { fp: all.get(id) ?? '', id, at: new Date().toISOString() });
       } else if (windowCovers(this.window(), recordTimes(r)) && matchesFilters(r, this.p)) out.push(r);
     }
     return out;

@@ -127,36 +127,55 @@ export class RawTextReader {
   /**
    * Every published event the site's core route lists, by id with its `modified_gmt`: the events
    * that have not ended, those hidden from the v1 listing included (TEC narrows that one only).
-   * Undefined when the route is not usable (the reader is then switched off, as for the text).
+   * The first page says how many there are (X-WP-TotalPages); the rest are read `concurrency` at a
+   * time. Undefined when the route is not usable (the reader is then switched off, as for the text).
    */
-  async upcomingEvents(): Promise<Map<number, string> | undefined> {
+  async upcomingEvents(concurrency = 4): Promise<Map<number, string> | undefined> {
     const out = new Map<number, string>();
-    for (let page = 1; !this.unavailable; page++) {
-      let body: unknown;
-      try {
-        body = await this.client.request({
-          method: 'GET',
-          path: '/tribe_events',
-          route: '/wp/v2/tribe_events',
-          query: { status: 'publish', per_page: CHUNK, page, orderby: 'id', order: 'asc', context: 'edit', _fields: 'id,modified_gmt' },
-        }, { lang: this.lang });
-      } catch (err) {
-        // Past the last page (a list of exactly 100, 200… events): WordPress answers 400.
-        if (page > 1 && err instanceof ApiError && err.code === 'rest_post_invalid_page_number') break;
-        if (this.switchedOff(err)) return undefined;
-        throw err;
+    const first = await this.upcomingPage(1, out);
+    if (first === undefined || first.last) return this.unavailable ? undefined : out;
+    // Without a page count (a proxy stripped it) one page after another until a short one. The
+    // count is the site's word: the first short, repeated or refused page ends the reading anyway.
+    const total = first.totalPages ?? Infinity;
+    let next = 2;
+    let ended = false;
+    const reader = async (): Promise<void> => {
+      while (!ended && next <= total) {
+        const page = await this.upcomingPage(next++, out);
+        if (page === undefined || page.last) ended = true;
       }
-      const parsed = Listed.safeParse(body);
-      if (!parsed.success) {
-        this.unavailable ??= '/wp/v2/tribe_events answered in an unexpected shape';
-        return undefined;
-      }
-      const before = out.size;
-      for (const item of parsed.data) out.set(item.id, item.modified_gmt ?? '');
-      // A short page is the last; a page of ids already read (a cache deaf to `page`) ends it too.
-      if (parsed.data.length < CHUNK || out.size === before) break;
-    }
+    };
+    await Promise.all(Array.from({ length: first.totalPages === undefined ? 1 : concurrency }, reader));
     return this.unavailable ? undefined : out;
+  }
+
+  /**
+   * One page of upcomingEvents into `out`: whether it was the last (short, past the end, or only
+   * ids already read: a cache deaf to `page`) and the page count; undefined once switched off.
+   */
+  private async upcomingPage(page: number, out: Map<number, string>): Promise<{ last: boolean; totalPages?: number } | undefined> {
+    if (this.unavailable) return undefined;
+    let res: { body: unknown; totalPages?: number };
+    try {
+      res = await this.client.requestPage({
+        path: '/tribe_events',
+        route: '/wp/v2/tribe_events',
+        query: { status: 'publish', per_page: CHUNK, page, orderby: 'id', order: 'asc', context: 'edit', _fields: 'id,modified_gmt' },
+      }, { lang: this.lang });
+    } catch (err) {
+      // Past the last page (fewer events than when the count was read): WordPress answers 400.
+      if (page > 1 && err instanceof ApiError && err.code === 'rest_post_invalid_page_number') return { last: true };
+      if (this.switchedOff(err)) return undefined;
+      throw err;
+    }
+    const parsed = Listed.safeParse(res.body);
+    if (!parsed.success) {
+      this.unavailable ??= '/wp/v2/tribe_events answered in an unexpected shape';
+      return undefined;
+    }
+    const before = out.size;
+    for (const item of parsed.data) out.set(item.id, item.modified_gmt ?? '');
+    return { last: parsed.data.length < CHUNK || out.size === before, totalPages: res.totalPages };
   }
 
   /** Venue/organizer texts by id: those not read yet in this run in one go, the rest from before. */
