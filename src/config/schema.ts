@@ -147,9 +147,15 @@ export const CalsyncConfig = z
     };
     c.sources.forEach((s, i) => needSite(s.site, ['sources', i, 'site']));
     c.exports.forEach((s, i) => needSite(s.site, ['exports', i, 'site']));
+    // A config site and a URL are one site when they name the same REST root and namespace.
+    const endpoint = (nameOrUrl: string) => {
+      const site = c.sites.find((x) => x.name === nameOrUrl);
+      return `${(site?.restRoot ?? nameOrUrl).replace(/\/+$/, '')} ${site?.namespace ?? 'calendar/events/v1'}`;
+    };
     c.syncs.forEach((s, i) => {
       needSite(s.from, ['syncs', i, 'from']);
       needSite(s.to, ['syncs', i, 'to']);
+      if (endpoint(s.from) === endpoint(s.to)) ctx.addIssue({ code: 'custom', path: ['syncs', i, 'to'], message: `"${s.to}" is the same site as from "${s.from}": a sync copies one site into another (it would copy every event beside itself)` });
     });
   });
 export type CalsyncConfig = z.infer<typeof CalsyncConfig>;

@@ -8,12 +8,12 @@ import { EXPORT_DEFAULTS } from '../../src/runs/options/export-ics.ts';
 /** Options are defined once (src/runs/options/): a config entry with nothing set runs like the CLI with no flags. */
 describe('run options: one default and one limit per option', () => {
   const config = parseConfig({
-    sites: [{ name: 'sb', restRoot: 'http://127.0.0.1:9/wp-json' }],
+    sites: [{ name: 'sb', restRoot: 'http://127.0.0.1:9/wp-json' }, { name: 'sb2', restRoot: 'http://127.0.0.1:10/wp-json' }],
     sources: [
       { name: 'feed', kind: 'ics', site: 'sb', url: 'https://example.org/a.ics' },
       { name: 'rows', kind: 'csv', site: 'sb', url: 'https://example.org/a.csv' },
     ],
-    syncs: [{ name: 'copy', from: 'sb', to: 'sb' }],
+    syncs: [{ name: 'copy', from: 'sb', to: 'sb2' }],
     exports: [{ name: 'feed', site: 'sb' }],
   });
   const [ics, csv] = config.sources;

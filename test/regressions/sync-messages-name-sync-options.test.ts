@@ -1,6 +1,7 @@
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
+import { writeConfig } from '../support/worker-process.ts';
 import { PASSWORD, USER, testSite } from '../support/site.ts';
 
 /**
@@ -42,5 +43,15 @@ describe('regression: sync failure messages named options sync does not have, an
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toMatch(/^calsync: --from \S+ and --to \S+ are the same site \(.+\): a sync copies one site into another; give another --to$/);
     expect(site.sandbox.stats().total).toBe(before);
+  });
+  it('a configured sync from a site into itself fails `config check` (and any run of the config), naming the sync', async () => {
+    const sites = [{ name: 'a', restRoot: `${site.sandbox.url}/` }, { name: 'b', restRoot: site.sandbox.url, namespace: 'tribe/events/v1' }];
+    const syncs = [{ name: 'by-name', from: 'a', to: 'a' }, { name: 'by-url', from: 'a', to: site.sandbox.url }, { name: 'other-namespace', from: 'a', to: 'b' }];
+    const r = await runCli(['--config', writeConfig({ sites, syncs }), 'config', 'check'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('syncs[0].to: "a" is the same site as from "a": a sync copies one site into another');
+    expect(r.stderr).toContain(`syncs[1].to: "${site.sandbox.url}" is the same site as from "a"`);
+    // The same REST root under another namespace is another site.
+    expect(r.stderr).not.toContain('syncs[2]');
   });
 });
