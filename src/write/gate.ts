@@ -48,10 +48,10 @@ export function gatedLedger(ledger: Ledger, gate: WriteGate): Ledger {
       await gate.wait();
       return ledger.remove(kind, slug, retired);
     },
-    retirements: (kind) => ledger.retirements(kind),
-    forgetRetirements: async (kind, keep) => {
+    retirements: (kind, slugs) => ledger.retirements(kind, slugs),
+    forgetRetirements: async (kind, slugs) => {
       await gate.wait();
-      return ledger.forgetRetirements(kind, keep);
+      return ledger.forgetRetirements(kind, slugs);
     },
     entries: (kind) => ledger.entries(kind),
     ...(ledger.storedPages ? { storedPages: (kind: LedgerKind) => ledger.storedPages!(kind) } : {}),

@@ -55,11 +55,13 @@ export const LedgerEntry = z.object({
 export type LedgerEntry = z.infer<typeof LedgerEntry>;
 
 /**
- * An entry a queued job retired (src/write/retire.ts), kept beside the kind's entries once the entry
- * itself is gone: a delivery of the same job taking over from a killed worker no longer finds the
- * entry, and without this would not report the retirement at all.
+ * An entry retired (src/write/retire.ts), kept beside the kind's entries once the entry itself is
+ * gone, for a while (retire.ts prunes it): an event that comes back to the source is restored under
+ * its old site id instead of created again (SiteWriter), and a delivery of the same queued job
+ * (`run`, its mark) taking over from a killed worker reports the retirement, which it no longer
+ * finds in the entries.
  */
-export const Retirement = z.object({ run: z.string(), id: z.number(), reason: z.string() });
+export const Retirement = z.object({ run: z.string().optional(), id: z.number(), reason: z.string(), at: z.string() });
 export type Retirement = z.infer<typeof Retirement>;
 
 /**
@@ -72,12 +74,12 @@ export type LedgerKind = 'events' | 'venues' | 'organizers' | 'categories' | 'ta
 export interface Ledger {
   getMany(kind: LedgerKind, slugs: string[]): Promise<Map<string, LedgerEntry>>;
   set(kind: LedgerKind, slug: string, entry: LedgerEntry): Promise<void>;
-  /** Removes an entry; `retired` (a queued job's retirement) is recorded in the same step (retirements). */
+  /** Removes an entry; `retired` (a retirement) is recorded in the same step (retirements). */
   remove(kind: LedgerKind, slug: string, retired?: Retirement): Promise<void>;
-  /** The retirements remove() recorded and forgetRetirements() kept, by slug. */
-  retirements(kind: LedgerKind): Promise<Map<string, Retirement>>;
-  /** Forgets the recorded retirements, but those of the job marked `keep`. */
-  forgetRetirements(kind: LedgerKind, keep?: string): Promise<void>;
+  /** The retirements remove() recorded, by slug: all, or those of these slugs. */
+  retirements(kind: LedgerKind, slugs?: string[]): Promise<Map<string, Retirement>>;
+  /** Forgets the recorded retirements of these slugs. */
+  forgetRetirements(kind: LedgerKind, slugs: string[]): Promise<void>;
   /** Every entry of a kind, streamed (HSCAN) so a 100k-event ledger is not one reply. */
   entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]>;
   /**
@@ -231,17 +233,21 @@ export class RedisLedger implements Ledger {
   private retiredKey(kind: LedgerKind): string {
     return `${this.key(kind)}:retired`;
   }
-  async retirements(kind: LedgerKind): Promise<Map<string, Retirement>> {
+  async retirements(kind: LedgerKind, slugs?: string[]): Promise<Map<string, Retirement>> {
+    const read = (raw: string | null | undefined) => {
+      const r = raw ? Retirement.safeParse(parseJson(raw)) : undefined;
+      return r?.success ? r.data : undefined;
+    };
+    if (slugs) return this.readFields(this.retiredKey(kind), slugs, read);
     const out = new Map<string, Retirement>();
     for (const [slug, raw] of Object.entries(await this.redis.hgetall(this.retiredKey(kind)))) {
-      const r = Retirement.safeParse(parseJson(raw));
-      if (r.success) out.set(slug, r.data);
+      const r = read(raw);
+      if (r) out.set(slug, r);
     }
     return out;
   }
-  async forgetRetirements(kind: LedgerKind, keep?: string): Promise<void> {
-    const stale = [...(await this.retirements(kind))].filter(([, r]) => r.run !== keep).map(([slug]) => slug);
-    if (stale.length) await this.redis.hdel(this.retiredKey(kind), ...stale);
+  async forgetRetirements(kind: LedgerKind, slugs: string[]): Promise<void> {
+    if (slugs.length) await this.redis.hdel(this.retiredKey(kind), ...slugs);
   }
   async *entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]> {
     for await (const flat of this.storedPages(kind)) {
@@ -296,11 +302,12 @@ export class MemoryLedger implements Ledger {
     this.maps[kind].delete(slug);
     if (retired) this.retired[kind].set(slug, retired);
   }
-  async retirements(kind: LedgerKind) {
-    return new Map(this.retired[kind]);
+  async retirements(kind: LedgerKind, slugs?: string[]) {
+    const all = this.retired[kind];
+    return slugs ? new Map(slugs.flatMap((s) => (all.has(s) ? [[s, all.get(s)!] as const] : []))) : new Map(all);
   }
-  async forgetRetirements(kind: LedgerKind, keep?: string) {
-    for (const [slug, r] of this.retired[kind]) if (r.run !== keep) this.retired[kind].delete(slug);
+  async forgetRetirements(kind: LedgerKind, slugs: string[]) {
+    for (const slug of slugs) this.retired[kind].delete(slug);
   }
   async *entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]> {
     yield* [...this.maps[kind].entries()];

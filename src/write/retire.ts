@@ -100,18 +100,24 @@ export async function retireVanished(o: RetireOptions): Promise<void> {
   if (journal) await reportEarlier(o, summary, journal, retired);
 }
 
+/** How long a retirement stays recorded: an event back in its source within it is restored, not created again. */
+export const RETIREMENT_KEPT_MS = 90 * 24 * 3_600_000;
+
 /**
  * What an earlier delivery of this job retired (recorded by remove(), the entries gone) is reported
- * as this delivery's too, once; other jobs' records are forgotten: only a takeover has use for them.
+ * as this delivery's too, once; records older than RETIREMENT_KEPT_MS are forgotten.
  */
 async function reportEarlier(o: RetireOptions, summary: NonNullable<RunReport['retire']>, journal: Map<string, Retirement>, retired: Set<string>): Promise<void> {
+  const old: string[] = [];
+  const before = new Date(Date.now() - RETIREMENT_KEPT_MS).toISOString();
   for (const [slug, r] of journal) {
+    if (r.at < before) old.push(slug);
     if (o.mark === undefined || r.run !== o.mark || retired.has(slug)) continue;
     summary.candidates++;
     summary.retired++;
     o.report.add({ kind: 'events', slug, siteId: r.id, outcome: 'retired', reason: r.reason, earlier: true });
   }
-  if (journal.size > 0) await o.ledger.forgetRetirements('events', o.mark);
+  await o.ledger.forgetRetirements('events', old);
 }
 
 /** Retires one target by the policy, unless `preserveEdits` finds it edited on the site since calsync wrote it. */
@@ -120,7 +126,7 @@ async function retireOne(o: RetireOptions, summary: NonNullable<RunReport['retir
   const why = o.cancelled.has(slug) ? 'cancelled in the source' : 'no longer in the source';
   const done = async (how: string): Promise<void> => {
     const reason = `${why}; ${how}`;
-    await ledger.remove('events', slug, o.mark !== undefined ? { run: o.mark, id, reason } : undefined);
+    await ledger.remove('events', slug, { ...(o.mark !== undefined ? { run: o.mark } : {}), id, reason, at: new Date().toISOString() });
     retired.add(slug);
     summary.retired++;
     report.add({ kind: 'events', slug, siteId: id, outcome: 'retired', reason });

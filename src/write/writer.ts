@@ -1,5 +1,5 @@
 import type { CalendarClient, EventAck } from '../api/index.ts';
-import { SlugMismatchError, eventVenue, goneAs, isNotFound } from '../api/index.ts';
+import { SlugMismatchError, eventVenue, goneAs, isGone, isNotFound } from '../api/index.ts';
 import type { EventDraft, ItemFailure, Normalized, Origin, OrganizerDraft, TermDraft, VenueDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
 import type { Language } from '../model/languages.ts';
@@ -7,7 +7,7 @@ import { recordTimes } from '../model/run-window.ts';
 import { mapConcurrent, Slots } from '../util/pool.ts';
 import { eventBody, eventFingerprint, linkKey, linkKeyOf, type EventBody, type EventLinkIds, type InlineEventBody } from './body.ts';
 import { draftSlug, type DraftKey, type DraftKeys } from './draft-keys.ts';
-import type { Ledger, LedgerEntry } from './ledger.ts';
+import type { Ledger, LedgerEntry, Retirement } from './ledger.ts';
 import { earlierWrite, markedWrite } from './job-mark.ts';
 import type { LedgerListing } from './ledger-snapshot.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
@@ -467,6 +467,8 @@ export class SiteWriter {
     const known = await this.ledgerEntries(planned.map((p) => p.slug));
     const unknown = planned.filter((p): p is PlannedWrite => !('untouched' in p) && !known.has(p.slug));
     await this.index.coverEvents(spanOf(unknown.map((p) => p.body)), unknown.length);
+    // Events calsync retired that are back in the source: restored under their site ids (restore()).
+    const retired = this.o.dryRun || unknown.length === 0 ? undefined : await this.o.ledger.retirements('events', unknown.map((p) => p.slug));
     // Unchanged events (what a re-import mostly is) are reported here, without a task each.
     const rest: PlannedWrite[] = [];
     for (const p of planned) {
@@ -486,9 +488,10 @@ export class SiteWriter {
       // that may hold the whole feed; what was written is in the ledger, a rerun does the rest.
       this.o.signal?.throwIfAborted();
       const entry = known.get(p.slug);
-      const mine = this.takeInline(p, entry);
+      const back = retired?.get(p.slug);
+      const mine = back ? undefined : this.takeInline(p, entry);
       const inline = mine && { mine, ids: await othersClaims(p, mine) };
-      await this.writeSlots.run(() => this.writeOne(p, entry, recording, inline));
+      await this.writeSlots.run(() => this.writeOne(p, entry, recording, inline, back));
     });
     await Promise.all(recording);
   }
@@ -528,7 +531,7 @@ export class SiteWriter {
    * `inline`: the claims takeInline took for it (the event is then a plain create carrying them),
    * and the ids of the others, settled.
    */
-  private async writeOne(planned: PlannedWrite, entry: LedgerEntry | undefined, recording: Promise<void>[], inline?: InlineWrite): Promise<void> {
+  private async writeOne(planned: PlannedWrite, entry: LedgerEntry | undefined, recording: Promise<void>[], inline?: InlineWrite, retired?: Retirement): Promise<void> {
     const { report, client, lang } = this.o;
     let p = planned;
     const base = { kind: 'events' as const, slug: p.slug, origin: p.origin };
@@ -576,7 +579,7 @@ export class SiteWriter {
         ({ record, created, p } = await this.createInline(p, inline));
       } else {
         p = await this.resolved(p);
-        ({ record, created } = await this.writeUnknown(p));
+        ({ record, created, p } = retired ? await this.restore(p, retired) : { ...(await this.writeUnknown(p)), p });
       }
       const reason = p.notes.length ? p.notes.join('; ') : undefined;
       this.index.noteEvent(p.slug);
@@ -661,6 +664,30 @@ export class SiteWriter {
       return this.create(p);
     }
     return this.create(p);
+  }
+
+  /**
+   * An event calsync retired that is back in its source: its record (in the site's trash, or a
+   * draft) is written again by its site id with its slug, which publishes it under the same id and
+   * slug (test/contract/events.test.ts), instead of a second record beside the trashed one. Gone
+   * from the site, or its slug not shown free, it is written as any event the ledger does not know.
+   */
+  private async restore(p: PlannedWrite, retired: Retirement): Promise<Written> {
+    const { client, lang } = this.o;
+    let record: EventAck | undefined;
+    // Only a slug the listings show free: the site would give a slug held meanwhile another one.
+    if (this.index.eventPresence(p.slug, p.body.start_date, p.body.end_date) === 'absent') {
+      try {
+        record = await client.events.update(retired.id, { ...p.body, slug: p.slug }, { lang });
+      } catch (err) {
+        if (!isNotFound(err) && !isGone(err)) throw err;
+      }
+    }
+    await this.o.ledger.forgetRetirements('events', [p.slug]);
+    if (!record) return { ...(await this.writeUnknown(p)), p };
+    if (record.slug !== p.slug) throw new SlugMismatchError('events', p.slug, record.slug ?? '', record);
+    const note = `restored: retired on ${retired.at.slice(0, 10)} (${retired.reason}), back in the source, written again as site id ${retired.id}`;
+    return { record, created: false, p: { ...p, notes: [...p.notes, note] } };
   }
 
   /** Whether a dry run's event is on the site: from the listings when they cover it, else a lookup. */

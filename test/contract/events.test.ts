@@ -137,6 +137,19 @@ describe('events', () => {
     expect(await c.events.isTrashed(`${t.prefix}-never-existed`)).toBe(false);
   });
 
+  it('a trashed event updated by id with status publish and its slug is back: same id, same slug, published (how calsync restores a retired event that returns)', async () => {
+    const slug = `${t.prefix}-back`;
+    const rec = await created(eventBody(`${t.prefix} back`, 22, { slug }));
+    await c.events.delete(rec.id);
+    const back = await c.events.update(rec.id, eventBody(`${t.prefix} back again`, 22, { slug, status: 'publish' }));
+    expect([back.id, back.status, back.slug, back.title]).toEqual([rec.id, 'publish', slug, `${t.prefix} back again`]);
+    expect((await c.events.findBySlug(slug))?.id).toBe(rec.id);
+    // Set to draft (the draft retire policy) and back the same way.
+    await c.events.update(rec.id, eventBody(`${t.prefix} back again`, 22, { slug, status: 'draft' }));
+    const again = await c.events.update(rec.id, eventBody(`${t.prefix} back again`, 22, { slug, status: 'publish' }));
+    expect([again.id, again.status, again.slug]).toEqual([rec.id, 'publish', slug]);
+  });
+
   it('a trashed event reads as 403 (6.17.2) or status trash (6.17.1), never as a live record', async () => {
     const rec = await created(eventBody(`${t.prefix} trashed read`, 21));
     await c.events.delete(rec.id);

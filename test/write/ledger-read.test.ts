@@ -67,28 +67,27 @@ describe('retirements recorded by remove()', () => {
     ['RedisLedger', () => new RedisLedger(redis, { site: 's', language: 'en', source: 'retired' }, testPrefix())],
     ['MemoryLedger', () => new MemoryLedger()],
   ];
-  it.each(cases)('%s: kept beside the entries (the entry gone), and forgotten but for the job named', async (_name, make) => {
+  it.each(cases)('%s: kept beside the entries (the entry gone), read all or by slug, forgotten by slug', async (_name, make) => {
     const ledger = make();
     for (const slug of ['a', 'b', 'c', 'd']) await ledger.set('events', slug, { ...entry, id: slug.charCodeAt(0) });
-    await ledger.remove('events', 'a', { run: 'job-1', id: 97, reason: 'no longer in the source; moved to trash' });
-    await ledger.remove('events', 'b', { run: 'job-2', id: 98, reason: 'cancelled in the source; moved to trash' });
+    const a = { run: 'job-1', id: 97, reason: 'no longer in the source; moved to trash', at: '2026-11-01T00:00:00.000Z' };
+    const b = { id: 98, reason: 'cancelled in the source; moved to trash', at: '2026-11-02T00:00:00.000Z' };
+    await ledger.remove('events', 'a', a);
+    await ledger.remove('events', 'b', b);
     await ledger.remove('events', 'c');
     expect([...(await ledger.getMany('events', ['a', 'b', 'c', 'd'])).keys()]).toEqual(['d']);
-    expect(await ledger.retirements('events')).toEqual(new Map([
-      ['a', { run: 'job-1', id: 97, reason: 'no longer in the source; moved to trash' }],
-      ['b', { run: 'job-2', id: 98, reason: 'cancelled in the source; moved to trash' }],
-    ]));
+    expect(await ledger.retirements('events')).toEqual(new Map([['a', a], ['b', b]]));
+    expect(await ledger.retirements('events', ['b', 'c', 'x'])).toEqual(new Map([['b', b]]));
     expect((await ledger.retirements('venues')).size).toBe(0);
-    await ledger.forgetRetirements('events', 'job-2');
+    await ledger.forgetRetirements('events', ['a', 'x']);
     expect([...(await ledger.retirements('events')).keys()]).toEqual(['b']);
-    await ledger.forgetRetirements('events');
-    expect((await ledger.retirements('events')).size).toBe(0);
   });
 
   it('a stored record that is not one is left out', async () => {
     const ledger = new RedisLedger(redis, { site: 's', language: 'en', source: 'retired-bad' }, testPrefix());
     const key = `${ledger.prefix}:ledger:s:en:retired-bad:events:retired`;
-    await redis.hset(key, { ok: JSON.stringify({ run: 'j', id: 1, reason: 'r' }), text: 'not json', wrong: JSON.stringify({ run: 'j', id: '1', reason: 'r' }) });
+    await redis.hset(key, { ok: JSON.stringify({ run: 'j', id: 1, reason: 'r', at: 'a' }), text: 'not json', wrong: JSON.stringify({ run: 'j', id: '1', reason: 'r', at: 'a' }) });
     expect([...(await ledger.retirements('events')).keys()]).toEqual(['ok']);
+    expect([...(await ledger.retirements('events', ['ok', 'text', 'wrong'])).keys()]).toEqual(['ok']);
   });
 });
