@@ -82,11 +82,21 @@ export function offsetAt(tz: string, instant: number): number {
   return fixedOffset(tz) ?? zoneOffsetAt(tz, Math.floor(instant / 1000)) * 1000;
 }
 
-/** The instant a wall-clock reading in `tz` denotes (the earlier one when it is ambiguous). */
+/**
+ * The instant a wall-clock reading in `tz` denotes, as PHP's DateTime reads it: the offset at the wall
+ * time read as UTC, then the offset at the wall time less that one. So a time repeated when DST ends is
+ * the later instant east of UTC (Europe/Berlin 02:30 on its last October Sunday: 01:30Z) and the earlier
+ * west of it (America/New_York); a time skipped when DST starts is moved forward by the gap, east and
+ * west (New York 02:30 on its March Sunday: 07:30Z, as 03:30 EDT). Measured on TEC 6.17.1 and 6.17.2:
+ * test/contract/ambiguous-times.test.ts.
+ */
 export function wallToInstant(wall: number, tz: string): number {
   const first = offsetAt(tz, wall);
   const second = offsetAt(tz, wall - first);
-  return wall - second;
+  const instant = wall - second;
+  if (instantToWall(instant, tz) === wall) return instant;
+  // In a gap: the offset in force before it (transitions are months apart, so a day before is before it).
+  return wall - offsetAt(tz, wall - 86_400_000);
 }
 
 export function instantToWall(instant: number, tz: string): number {

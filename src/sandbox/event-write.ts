@@ -113,7 +113,10 @@ function resolveOrganizers(ctx: Ctx, v: unknown): number[] {
 
 function costText(v: unknown): string {
   if (Array.isArray(v)) return v.map(String).join(', ');
-  return v === undefined || v === null || v === false ? '' : String(v);
+  const text = v === undefined || v === null || v === false ? '' : String(v);
+  // PHP's empty() holds for "0": a real site answers a cost of exactly "0" as no cost at all ("", no
+  // values), while "0.00", " 0" and "0 INR" read "Free" (test/contract/zero-cost.test.ts).
+  return text === '0' ? '' : text;
 }
 
 interface Dates {

@@ -13,6 +13,7 @@ import type { RenderCtx } from './shapes.ts';
 import type { StatsRecorder } from './stats.ts';
 import type { Store } from './store.ts';
 import { CRITICAL_ERROR, filterFields, requestedFields } from './fields.ts';
+import { unslash, unslashesBody } from './slashes.ts';
 
 export interface ServerDeps {
   store: Store;
@@ -225,7 +226,9 @@ function answerRoute(deps: ServerDeps, req: IncomingMessage, res: ServerResponse
   const { method, url, target, matched, authed, ns } = r;
   const query = parsePhpQuery(url.searchParams);
   delete query.rest_route;
-  const { body, jsonError } = method === 'GET' ? { body: {} } : parseBody(req, r.raw);
+  const parsed = method === 'GET' ? { body: {} } : parseBody(req, r.raw);
+  const { jsonError } = parsed;
+  const body = unslashesBody(matched.route.template) ? (unslash(parsed.body) as Params) : parsed.body;
   // Route captures win over body and query (WordPress would let the body override them).
   const params: Params = { ...query, ...body, ...matched.path };
   const queryLang = typeof params.ml_language === 'string' ? params.ml_language : undefined;

@@ -125,8 +125,11 @@ describe('create', () => {
     expect(e.organizer[0]).toMatchObject({ organizer: 'Peer Org', email: 'org@example.org' });
     const range = await site.event({ title: 'Range', cost: '10, 20' });
     expect(range.cost).toBe('$10 – $20');
-    const free = await site.event({ title: 'Free', cost: '0' });
+    const free = await site.event({ title: 'Free', cost: '0.00' });
     expect(free.cost).toBe('Free');
+    // Exactly "0" is no cost on a real site (PHP's empty("0")): test/contract/zero-cost.test.ts.
+    const zero = await site.event({ title: 'Zero', cost: '0' });
+    expect([zero.cost, zero.cost_details.values]).toEqual(['', []]);
   });
 
   it('refuses an unknown venue id and a bare organizer object (after creating the inline venue)', async () => {

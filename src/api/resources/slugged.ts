@@ -4,6 +4,7 @@ import { NotFoundError, goneAs, RequestValidationError, SlugMismatchError } from
 import type { Executor } from '../executor.ts';
 import { DEFAULT_ITERATE_PER_PAGE, fetchPage, iteratePages, type IterateOptions, type ListSpec } from '../paging.ts';
 import { toQuery } from '../query.ts';
+import { wpSlash } from '../wp-slash.ts';
 import type { ListKey } from '../schemas/lists.ts';
 import { idSegment, parsed, slugSegment, validate } from '../validate.ts';
 
@@ -98,14 +99,15 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
   /** One record by id (`/x/<id>`): read, full-replace update or trash, answered with the record. */
   #byId(method: 'GET' | 'POST' | 'DELETE', id: number, opts: CallOptions | undefined, extra: { query?: Array<[string, string]>; body?: unknown }): Promise<R> {
     const route = `${this.base}/:id`;
-    return this.exec.call({ method, route, path: `${this.base}/${idSegment(id, method, route)}`, ...extra, kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.cfg.record, j) }, opts);
+    const body = extra.body === undefined ? {} : { body: wpSlash(extra.body) };
+    return this.exec.call({ method, route, path: `${this.base}/${idSegment(id, method, route)}`, ...extra, ...body, kind: 'safe', notFoundParams: ['id'], parse: (j) => parsed(this.cfg.record, j) }, opts);
   }
 
   /** One record by slug (`/x/by-slug/<slug>`): read, full-replace update or trash, answered with the record. */
   #bySlug(method: 'GET' | 'POST' | 'DELETE', slug: string, opts: CallOptions | undefined, body?: unknown): Promise<R> {
     const route = `${this.base}/by-slug/:slug`;
     return this.exec.call(
-      { method, route, path: `${this.base}/by-slug/${slugSegment(slug, method, route)}`, ...(body === undefined ? {} : { body }), kind: 'safe', notFoundParams: ['slug'], parse: (j) => parsed(this.cfg.record, j) },
+      { method, route, path: `${this.base}/by-slug/${slugSegment(slug, method, route)}`, ...(body === undefined ? {} : { body: wpSlash(body) }), kind: 'safe', notFoundParams: ['slug'], parse: (j) => parsed(this.cfg.record, j) },
       opts,
     );
   }
@@ -153,7 +155,7 @@ export class SluggedResource<R extends { id: number; slug?: string; status?: str
         route: this.base,
         path: this.base,
         query: this.#fields,
-        body: valid,
+        body: wpSlash(valid),
         kind: 'create',
         parse: (j) => parsed(this.cfg.record, j),
         verify: slug ? (signal) => this.findBySlug(slug, { lang: opts?.lang, signal }) : opts?.verify,

@@ -1,6 +1,7 @@
 import { cleanOrganizer, cleanVenue } from '../../model/clean.ts';
 import type { EventDraft, TermDraft } from '../../model/draft.ts';
 import { plainText, sanitizeHtml } from '../../model/html.ts';
+import { unambiguousZone } from '../../model/site-time.ts';
 import { formatUtcIso, formatWall, utcToWall } from '../../model/timezones.ts';
 import { label } from './accounting.ts';
 import type { RawEvent } from './event.ts';
@@ -237,6 +238,10 @@ function wallFields(o: Occ, f: Frame): { timezone: string; all_day: boolean; sta
     return { timezone: f.outZone, all_day: true, start_date: wallText(startDay * DAY), end_date: wallText(lastDay * DAY + DAY - 1) };
   }
   if (f.kind === 'floating') return { timezone: f.outZone, all_day: false, start_date: wallText(o.local), end_date: wallText(o.endLocal) };
+  // An instant in the hour DST repeats is written in a fixed zone: its wall time in outZone would be read
+  // back as the other instant (src/model/site-time.ts).
+  const fixed = unambiguousZone(f.outZone, o.utc, o.endUtc);
+  if (fixed) return { timezone: fixed, all_day: false, start_date: wallText(utcToWall(fixed, o.utc)), end_date: wallText(utcToWall(fixed, o.endUtc)) };
   // place() already read the end on the frame zone's wall clock; the start is read again (in a DST gap
   // the instant's wall time is not the one written).
   const endWall = f.outZone === f.zone ? o.endLocal : utcToWall(f.outZone, o.endUtc);

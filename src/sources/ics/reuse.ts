@@ -18,7 +18,7 @@ import { normalizeGroup, type FileRun } from './series.ts';
  * Bumped whenever normalization changes what a group's drafts are (content, times, identities):
  * every recorded group is then normalized again once.
  */
-export const GROUP_CODE_VERSION = 1;
+export const GROUP_CODE_VERSION = 2;
 
 const OUTCOME_LETTERS: Record<Outcome, string> = { drafted: 'd', failed: 'f', outsideWindow: 'o', superseded: 's' };
 const LETTER_OUTCOMES: Record<string, Outcome> = { d: 'drafted', f: 'failed', o: 'outsideWindow', s: 'superseded' };
