@@ -81,6 +81,12 @@ const SETTLED_MS = 5 * 60_000;
  */
 const PLAN_PAGES_IN_FLIGHT = 4;
 
+/**
+ * Events of the source's core list that its v1 listing left out, read one by one up to this many;
+ * past it, the v1 list without the window first tells which of them are shown (not hidden).
+ */
+const UNLISTED_BY_ID = 100;
+
 export function syncReport(p: SyncParams, ctx: RunContext, runId = ctx.runId ?? randomUUID()): RunReport {
   return new RunReport({ id: runId, kind: 'sync-site', source: p.from.name, site: p.to.name, language: p.lang, dryRun: p.dryRun });
 }
@@ -298,19 +304,32 @@ export class SiteSync {
     if (!all) return [];
     const ids = [...all.keys()].filter((id) => !listed.has(id) && !copied.has(id));
     const memo = ids.length ? await this.unlisted.getMany('events', ids.map(String)) : new Map<string, LedgerEntry>();
-    const unread = ids.filter((id) => memo.get(String(id))?.fp !== (all.get(id) ?? ''));
-    // Read side by side: a first sync whose window is narrower than the source's upcoming events
-    // reads every event past the window once.
+    let unread = ids.filter((id) => memo.get(String(id))?.fp !== (all.get(id) ?? ''));
+    const shown = (id: number) => (this.p.dryRun ? Promise.resolve() : this.unlisted.set('events', String(id), { fp: all.get(id) ?? '', id, at: new Date().toISOString() }));
+    // Many (a first sync whose window is narrower than the source's upcoming events): those the v1
+    // list shows without the window are not hidden, a page of 50 per request instead of one each.
+    if (unread.length > UNLISTED_BY_ID) {
+      const visible = await this.upcomingListed(source);
+      for (const id of unread) if (visible.has(id)) await shown(id);
+      unread = unread.filter((id) => !visible.has(id));
+    }
     const records = await mapConcurrent(unread, Math.min(4, this.p.from.concurrency), (id) => this.sourceEvent(source, id));
     const out: EventRecord[] = [];
     for (const [i, r] of records.entries()) {
       if (!r || r.status !== 'publish') continue;
-      const id = unread[i]!;
-      if (!r.hide_from_listings) {
-        if (!this.p.dryRun) await this.unlisted.set('events', String(id), { fp: all.get(id) ?? '', id, at: new Date().toISOString() });
-      } else if (windowCovers(this.window(), recordTimes(r)) && matchesFilters(r, this.p)) out.push(r);
+      if (!r.hide_from_listings) await shown(unread[i]!);
+      else if (windowCovers(this.window(), recordTimes(r)) && matchesFilters(r, this.p)) out.push(r);
     }
     return out;
+  }
+
+  /** Ids of every upcoming published event the source's v1 list shows, whatever the window. */
+  private async upcomingListed(source: CalendarClient): Promise<Set<number>> {
+    const ids = new Set<number>();
+    // Without end_date the list stops two years ahead (TEC's default); core's list does not.
+    const query = { start_date: listBound(new Date(Date.now() - 86_400_000)), end_date: '2100-01-01 00:00:00', status: 'publish', per_page: 50 } as EventListQuery;
+    for await (const r of source.events.iterate(query, { lang: this.p.lang, concurrency: Math.min(4, this.p.from.concurrency) })) ids.add(r.id);
+    return ids;
   }
 
   /** One source event by id; undefined when it is gone (404/403/410: retirement handles it). */

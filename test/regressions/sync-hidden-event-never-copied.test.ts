@@ -69,4 +69,20 @@ describe('regression: an event hidden from listings before its first sync was ne
     // The two hidden ones copied before (by their ledger entries), not "Next year" again.
     expect(byId()).toBe(2);
   });
+  it('many unlisted events (a window narrower than the source\'s upcoming events): told apart by the v1 list, not read one by one', { timeout: 60_000 }, async () => {
+    const from = await testSite();
+    try {
+      for (let i = 0; i < 150; i++) await from.client.events.create({ title: `Later ${i}`, start_date: '2031-02-01 10:00:00', end_date: '2031-02-01 11:00:00' } as never);
+      await from.client.events.create({ title: 'Hidden later', start_date: '2031-03-01 10:00:00', end_date: '2031-03-01 11:00:00', hide_from_listings: true } as never);
+      const hidden = await from.client.events.create({ title: 'Hidden now', start_date: '2030-03-01 10:00:00', end_date: '2030-03-01 11:00:00', hide_from_listings: true } as never);
+      const ctx = { redis, prefix: testPrefix() };
+      const first = await runSiteSync(params({ from: { ...from.site, key: 'wide', name: 'wide' } }), ctx);
+      expect(first.counts.events).toMatchObject({ read: 1, created: 1, failed: 0 });
+      expect((target.sandbox.dump('en').events as EventRecord[]).some((e) => e.slug === copiedSlug('wide', hidden.slug!, hidden.id))).toBe(true);
+      // The two hidden ones are read by id; the 150 shown past the window come from list pages.
+      expect(from.sandbox.stats().byRoute['GET /events/:id'] ?? 0).toBe(2);
+    } finally {
+      await from.close();
+    }
+  });
 });
