@@ -17,10 +17,13 @@ function slashed(value: unknown): unknown {
   return value;
 }
 
-/** Most bodies hold no backslash at all: they are sent as the same object, not copied. */
+/** Most bodies hold no backslash at all: they are sent as the same object, not copied (walked without allocating). */
 function needsSlashes(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\\');
-  if (Array.isArray(value)) return value.some(needsSlashes);
-  if (value && typeof value === 'object') return Object.values(value).some(needsSlashes);
+  if (Array.isArray(value)) {
+    for (const v of value) if (needsSlashes(v)) return true;
+  } else if (value && typeof value === 'object') {
+    for (const k in value) if (needsSlashes((value as Record<string, unknown>)[k])) return true;
+  }
   return false;
 }
