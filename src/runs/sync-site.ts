@@ -308,18 +308,21 @@ export class SiteSync {
     const shown = (id: number) => (this.p.dryRun ? Promise.resolve() : this.unlisted.set('events', String(id), { fp: all.get(id) ?? '', id, at: new Date().toISOString() }));
     // Many (a first sync whose window is narrower than the source's upcoming events): those the v1
     // list shows without the window are not hidden, a page of 50 per request instead of one each.
+    // Stored together (the ledger groups its writes into one flush; one await each waited for a flush each).
+    const remembered: Promise<void>[] = [];
     if (unread.length > UNLISTED_BY_ID) {
       const visible = await this.upcomingListed(source);
-      for (const id of unread) if (visible.has(id)) await shown(id);
+      for (const id of unread) if (visible.has(id)) remembered.push(shown(id));
       unread = unread.filter((id) => !visible.has(id));
     }
     const records = await mapConcurrent(unread, Math.min(4, this.p.from.concurrency), (id) => this.sourceEvent(source, id));
     const out: EventRecord[] = [];
     for (const [i, r] of records.entries()) {
       if (!r || r.status !== 'publish') continue;
-      if (!r.hide_from_listings) await shown(unread[i]!);
+      if (!r.hide_from_listings) remembered.push(shown(unread[i]!));
       else if (windowCovers(this.window(), recordTimes(r)) && matchesFilters(r, this.p)) out.push(r);
     }
+    await Promise.all(remembered);
     return out;
   }
 
