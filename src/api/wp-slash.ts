@@ -1,3 +1,5 @@
+import { hasBackslash } from '../util/backslash.ts';
+
 /**
  * The Events Calendar's v1 routes unslash what they store for an event, venue or organizer
  * (`wp_insert_post` and the meta writes run `wp_unslash`, PHP `stripslashes`): a title sent as
@@ -12,18 +14,7 @@ export function wpSlash<T>(value: T): T {
 
 function slashed(value: unknown): unknown {
   if (typeof value === 'string') return value.includes('\\') ? value.replace(/\\/g, '\\\\') : value;
-  if (Array.isArray(value)) return value.some(needsSlashes) ? value.map(slashed) : value;
-  if (value && typeof value === 'object') return needsSlashes(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, slashed(v)])) : value;
+  if (Array.isArray(value)) return value.some(hasBackslash) ? value.map(slashed) : value;
+  if (value && typeof value === 'object') return hasBackslash(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, slashed(v)])) : value;
   return value;
-}
-
-/** Most bodies hold no backslash at all: they are sent as the same object, not copied (walked without allocating). */
-function needsSlashes(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\\');
-  if (Array.isArray(value)) {
-    for (const v of value) if (needsSlashes(v)) return true;
-  } else if (value && typeof value === 'object') {
-    for (const k in value) if (needsSlashes((value as Record<string, unknown>)[k])) return true;
-  }
-  return false;
 }

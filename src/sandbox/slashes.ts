@@ -1,3 +1,5 @@
+import { hasBackslash } from '../util/backslash.ts';
+
 /**
  * WordPress's `wp_unslash` (PHP `stripslashes`, applied to arrays recursively) as The Events Calendar's
  * v1 routes apply it to what they store for an event, venue or organizer (`wp_insert_post` and the
@@ -16,17 +18,6 @@ function unslashAll(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(unslashAll);
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unslashAll(v)]));
   return value;
-}
-
-/** Whether any string in `value` holds a backslash, walked without copying anything. */
-export function hasBackslash(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\\');
-  if (Array.isArray(value)) {
-    for (const v of value) if (hasBackslash(v)) return true;
-  } else if (value && typeof value === 'object') {
-    for (const k in value) if (hasBackslash((value as Record<string, unknown>)[k])) return true;
-  }
-  return false;
 }
 
 function stripslashes(s: string): string {
