@@ -126,7 +126,7 @@ async function retireOne(o: RetireOptions, summary: NonNullable<RunReport['retir
   const why = o.cancelled.has(slug) ? 'cancelled in the source' : 'no longer in the source';
   const done = async (how: string): Promise<void> => {
     const reason = `${why}; ${how}`;
-    await ledger.remove('events', slug, { ...(o.mark !== undefined ? { run: o.mark } : {}), id, reason, at: new Date().toISOString() });
+    if (!o.dryRun) await ledger.remove('events', slug, { ...(o.mark !== undefined ? { run: o.mark } : {}), id, reason, at: new Date().toISOString() });
     retired.add(slug);
     summary.retired++;
     report.add({ kind: 'events', slug, siteId: id, outcome: 'retired', reason });
@@ -147,11 +147,8 @@ async function retireOne(o: RetireOptions, summary: NonNullable<RunReport['retir
     else await o.client.events.delete(id, { lang: o.lang });
     await done(policy === 'draft' ? 'set to draft' : 'moved to trash');
   } catch (err) {
-    if (isGone(err) && !o.dryRun) await done('already deleted on the site');
-    else if (isGone(err)) {
-      summary.retired++;
-      report.add({ kind: 'events', slug, siteId: id, outcome: 'retired', reason: `${why}; already deleted on the site` });
-    } else {
+    if (isGone(err)) await done('already deleted on the site');
+    else {
       summary.failed++;
       report.warn(`could not retire ${slug} (site id ${id}): ${(err as Error).message}`);
     }

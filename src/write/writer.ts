@@ -509,10 +509,8 @@ export class SiteWriter {
       const base = { kind: 'events' as const, slug: p.slug, origin: p.origin };
       const entry = known.get(p.slug);
       if ('untouched' in p) this.o.report.add({ ...base, outcome: 'unchanged', siteId: p.untouched });
-      else if (entry && entry.fp === p.fp) {
-        const earlier = earlierWrite(entry, mark);
-        this.o.report.add(earlier ? { ...base, outcome: earlier, siteId: entry.id, earlier: true } : { ...base, outcome: 'unchanged', siteId: entry.id });
-      } else this.o.report.add({ ...base, outcome: 'failed', reason });
+      else if (entry && entry.fp === p.fp) this.o.report.add(this.found(base, entry, mark));
+      else this.o.report.add({ ...base, outcome: 'failed', reason });
     }
   }
 
@@ -597,11 +595,12 @@ export class SiteWriter {
   }
 
   /**
-   * An event found as last written (same fingerprint): unchanged, unless an earlier delivery of this
-   * run's job wrote it (a worker killed under it, a failed attempt), which then tells what it did.
+   * An event found as last written (same fingerprint): unchanged, unless an earlier delivery of the
+   * job marked `mark` (this run's, by default) wrote it (a worker killed under it, a failed attempt),
+   * which then tells what it did.
    */
-  private found(base: Pick<ItemReport, 'kind' | 'slug' | 'origin'>, entry: LedgerEntry): ItemReport {
-    const earlier = earlierWrite(entry, this.o.mark);
+  private found(base: Pick<ItemReport, 'kind' | 'slug' | 'origin'>, entry: LedgerEntry, mark = this.o.mark): ItemReport {
+    const earlier = earlierWrite(entry, mark);
     return earlier ? { ...base, outcome: earlier, siteId: entry.id, earlier: true } : { ...base, outcome: 'unchanged', siteId: entry.id };
   }
 
