@@ -1,7 +1,7 @@
-// The CPU a sync worker spends per event: one queued sync (planner → page jobs → finish) run by
-// the worker in this process (startWorkers, as `calsync worker` runs it) against two sandbox
-// processes, its CPU time split at the planner's end: planning, and the write phase per written
-// event. Steadier than the 4-vs-1 bench on a shared machine, and the process to profile:
+// The CPU a sync worker spends per event: one queued sync (sync-site → sync-plan adding page jobs
+// → finish) run by the worker in this process (startWorkers, as `calsync worker` runs it) against
+// two sandbox processes, its CPU time split at the planner's (sync-plan's) end: planning with the
+// pages written meanwhile, and the rest per written event. Steadier than the 4-vs-1 bench on a shared machine, and the process to profile:
 // `node --cpu-prof --cpu-prof-dir=DIR bench/sync-worker-profile.ts [events] [latencyMs]`.
 import { Queue } from 'bullmq';
 import { JOBS } from '../jobs/index.ts';
@@ -33,7 +33,7 @@ try {
   // queue from this process would add its own Redis round trips to the figure).
   let planEnd: { at: number; cpu: NodeJS.CpuUsage; mark: bigint } | undefined;
   for (const w of workers.workers) w.on('completed', (job) => {
-    if (job.name === 'sync-site') planEnd = { at: performance.now(), cpu: process.cpuUsage(), mark: process.hrtime.bigint() / 1000n };
+    if (job.name === 'sync-plan') planEnd = { at: performance.now(), cpu: process.cpuUsage(), mark: process.hrtime.bigint() / 1000n };
   });
   for (const label of ['first', 'resync']) {
     planEnd = undefined;

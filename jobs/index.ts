@@ -5,6 +5,7 @@ import { importIcsJob } from './import-ics.ts';
 import { syncFinishJob } from './sync-finish.ts';
 import { syncLanguageJob } from './sync-language.ts';
 import { syncPageJob } from './sync-page.ts';
+import { syncPlanJob } from './sync-plan.ts';
 import { syncSiteJob } from './sync-site.ts';
 
 /** Every job kind the worker can run, by job name. */
@@ -14,6 +15,7 @@ export const JOBS: Record<string, JobDefinition> = {
   [importCsvChunkJob.name]: importCsvChunkJob as JobDefinition,
   [importCsvFinishJob.name]: importCsvFinishJob as JobDefinition,
   [syncSiteJob.name]: syncSiteJob as JobDefinition,
+  [syncPlanJob.name]: syncPlanJob as JobDefinition,
   [syncPageJob.name]: syncPageJob as JobDefinition,
   [syncLanguageJob.name]: syncLanguageJob as JobDefinition,
   [syncFinishJob.name]: syncFinishJob as JobDefinition,

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { defineJob } from '../src/queue/job-definition.ts';
 import type { ReportJson } from '../src/report/report.ts';
 import type { SiteSync } from '../src/runs/sync-site.ts';
+import { RunFailedError } from '../src/runs/context.ts';
 import { jobMark } from '../src/write/job-mark.ts';
 import { LanguageRef, syncRunName } from './sync-payload.ts';
 import { underLock, withPieceSync } from './sync-run.ts';
@@ -18,18 +19,28 @@ export const syncLanguageJob = defineJob({
   async process(job, ref, deps, signal): Promise<{ report: ReportJson }> {
     return underLock(deps, ref, async () => {
       const store = new SyncRunStore(deps.redis, deps.prefix, ref.runId);
+      await throwIfPlanFailed(job, ref);
+      const plan = await store.plan(ref.lang);
       const report = await withPieceSync(deps, job, ref, { lang: ref.lang }, signal, async (sync) => {
-        const plan = await store.plan(ref.lang);
         sync.report.merge(plan.report);
-        for (const value of Object.values(await job.getChildrenValues<{ report: ReportJson }>())) sync.report.merge(value.report);
+        for (const [key, value] of Object.entries(await job.getChildrenValues<{ report: ReportJson }>())) if (/-page-\d+$/.test(key)) sync.report.merge(value.report);
         await reportFailedPages(deps.redis, job, store, ref.lang, sync);
         await sync.retire(plan);
       });
-      await store.drop(ref.lang, ref.pages);
+      await store.drop(ref.lang, plan.pages ?? Array.from({ length: ref.pages ?? 0 }, (_, i) => i));
       return { report: report.finish() };
     });
   },
 });
+
+/**
+ * The language's planner failed every attempt: the source was not read whole, so nothing may be
+ * retired; the run fails with the planner's reason (the pages it added were written).
+ */
+async function throwIfPlanFailed(job: Job, ref: { runId: string; lang: string }): Promise<void> {
+  const failed = Object.entries(await job.getIgnoredChildrenFailures()).find(([key]) => key.endsWith(`:${ref.runId}-${ref.lang}-plan`));
+  if (failed) throw new RunFailedError('sync-plan-failed', `reading the source (${ref.lang}) failed: ${failed[1]}`);
+}
 
 /**
  * Pages that failed every attempt: their events are reported as the target holds them (failed
@@ -37,6 +48,7 @@ export const syncLanguageJob = defineJob({
  */
 async function reportFailedPages(redis: Redis, job: Job, store: SyncRunStore, lang: string, sync: SiteSync): Promise<void> {
   for (const [key, reason] of Object.entries(await job.getIgnoredChildrenFailures())) {
+    if (!/-page-\d+$/.test(key)) continue;
     const i = Number(/-page-(\d+)$/.exec(key)?.[1]);
     // A page Redis lost or that reads back corrupted: its events are unknown, said as a warning.
     const page = Number.isInteger(i) ? await store.pageIfAny(lang, i).catch(() => undefined) : undefined;

@@ -29,10 +29,16 @@ export function syncRunName(p: SyncSitePayload): string {
   return 'from' in p ? `${p.from}->${p.to}` : p.sync;
 }
 
-// What every job of a planned sync carries: sync-site (plan) → sync-finish ← sync-language (retire) ← sync-page (write).
+// What every job of a sync run carries: sync-site (checks, fans out) → sync-finish ← sync-language
+// (retire) ← sync-plan (reads the source) and the sync-page jobs (writes) it adds while it reads.
 const Window = z.strictObject({ from: z.string(), to: z.string() });
 export const RunRef = z.strictObject({ runId: z.string().regex(/^[A-Za-z0-9_-]+$/), payload: SyncSitePayload, lockKey: z.string(), window: Window });
 export type RunRef = z.infer<typeof RunRef>;
 export const PageRef = RunRef.extend({ lang: Language, page: z.number().int().min(0) });
-export const LanguageRef = RunRef.extend({ lang: Language, pages: z.number().int().min(0) });
+export const PlanRef = RunRef.extend({ lang: Language });
+// `pages` is optional: a language job added before pages were fanned out while planning carries its page count.
+export const LanguageRef = RunRef.extend({ lang: Language, pages: z.number().int().min(0).optional() });
 export const FinishRef = RunRef.extend({ langs: z.array(Language), startedAt: z.string() });
+
+/** The job of one language of a run (its retirement), which its planner adds the page jobs under. */
+export const languageJobId = (runId: string, lang: Language): string => `${runId}-${lang}`;

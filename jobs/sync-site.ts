@@ -1,21 +1,22 @@
-import type { Job } from 'bullmq';
 import type { Language } from '../src/model/languages.ts';
 import { addFlow, type FlowNode } from '../src/queue/flow.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
 import { acquireRunLock, keepRunLock, releaseRunLock } from '../src/queue/run-lock.ts';
 import { syncParams } from '../src/runs/options/sync-site.ts';
 import { SiteSync, syncReport, type SyncParams } from '../src/runs/sync-site.ts';
-import { dedupIdFor, resolveSyncPayload, syncRunName, SyncSitePayload, type RunRef } from './sync-payload.ts';
+import type { Job } from 'bullmq';
+import { dedupIdFor, languageJobId, resolveSyncPayload, syncRunName, SyncSitePayload, type RunRef } from './sync-payload.ts';
 import { LOCK_TTL_MS, syncJobContext } from './sync-run.ts';
-import { SyncRunStore } from './sync-store.ts';
 
 /**
- * `sync-site` plans a run for a site pair: under the pair's lock it reads each language of the
- * source, resolves terms, venues and organizers on the target, stores pages of planned events in
- * Redis (jobs/sync-store.ts) and adds a flow: `sync-finish` (the pair) ← one `sync-language` per
- * language (retire) ← one `sync-page` per page (the event writes), which any number of workers
- * process in parallel. Job ids derive from the planner's, so a retried planner adds nothing twice;
- * a page retried after its worker died writes only what the ledger does not already hold.
+ * `sync-site` starts a run for a site pair: under the pair's lock it checks both sites (a site
+ * down, a wrong password or no calendar fails the run here, at once) and adds a flow:
+ * `sync-finish` (the pair) ← one `sync-language` per language (retire) ← that language's
+ * `sync-plan` (jobs/sync-plan.ts), which reads the source and adds one `sync-page` per page of
+ * planned events (the writes) under the language while it reads. Any number of workers write the
+ * pages while the source is still being read. Job ids derive from this job's, so a retried
+ * `sync-site` adds nothing twice; a page retried after its worker died writes only what the
+ * ledger does not already hold.
  */
 export const syncSiteJob = defineJob({
   name: 'sync-site',
@@ -32,10 +33,10 @@ export const syncSiteJob = defineJob({
     await acquireRunLock(deps.redis, lockKey, runId, o.name, LOCK_TTL_MS);
     const stop = keepRunLock(deps.redis, lockKey, runId, LOCK_TTL_MS);
     try {
-      const languages: { lang: Language; pages: number }[] = [];
-      for (const p of list) languages.push({ lang: p.lang, pages: await planLanguage(p, job, deps, { runId, name: o.name }, signal) });
-      await addFlow(deps, 'sync', syncFlow(base, languages, new Date(job.timestamp).toISOString()));
-      return { runId, finishJobId: `${runId}-finish`, languages };
+      await checkSites(first, job, deps, { runId, name: o.name }, signal);
+      const langs = list.map((p) => p.lang);
+      await addFlow(deps, 'sync', syncFlow(base, langs, new Date(job.timestamp).toISOString()));
+      return { runId, finishJobId: `${runId}-finish`, languages: langs.map((lang) => ({ lang })) };
     } catch (err) {
       await releaseRunLock(deps.redis, lockKey, runId);
       throw err;
@@ -45,34 +46,28 @@ export const syncSiteJob = defineJob({
   },
 });
 
-/** Plans one language: its pages and its plan go to Redis; returns the number of pages. */
-async function planLanguage(p: SyncParams, job: Job, deps: JobDeps, run: { runId: string; name: string }, signal?: AbortSignal): Promise<number> {
-  const store = new SyncRunStore(deps.redis, deps.prefix, run.runId);
-  const ctx = syncJobContext(deps, job, run.runId, { sync: run.name, lang: p.lang }, signal);
-  const report = syncReport(p, ctx, run.runId);
-  const sync = new SiteSync(p, { ...ctx, onProgress: (x) => job.updateProgress({ ...x, lang: p.lang }) }, report);
+/** Both sites, before any job of the run is added: a run that cannot work fails as this job. */
+async function checkSites(p: SyncParams, job: Job, deps: JobDeps, run: { runId: string; name: string }, signal?: AbortSignal): Promise<void> {
+  const ctx = syncJobContext(deps, job, run.runId, { sync: run.name }, signal);
+  const sync = new SiteSync(p, ctx, syncReport(p, ctx, run.runId));
   try {
-    const plan = await sync.plan((page) => store.savePage(p.lang, page));
+    await sync.checkSites();
+  } finally {
     await sync.close();
-    await store.savePlan(p.lang, { seen: plan.seen, cancelled: plan.cancelled, listing: plan.listing, report: report.finish() });
-    return plan.pages;
-  } catch (err) {
-    await sync.close().catch(() => undefined);
-    throw err;
   }
 }
 
-/** The run's flow: the pair's finish ← one language job each (retire) ← its page jobs (writes). */
-function syncFlow(base: RunRef, languages: { lang: Language; pages: number }[], startedAt: string): FlowNode {
+/** The run's flow: the pair's finish ← one language job each (retire) ← its planner, which adds the page jobs. */
+function syncFlow(base: RunRef, langs: Language[], startedAt: string): FlowNode {
   return {
     name: 'sync-finish',
-    data: { ...base, langs: languages.map((l) => l.lang), startedAt },
+    data: { ...base, langs, startedAt },
     jobId: `${base.runId}-finish`,
-    children: languages.map(({ lang, pages }) => ({
+    children: langs.map((lang) => ({
       name: 'sync-language',
-      data: { ...base, lang, pages },
-      jobId: `${base.runId}-${lang}`,
-      children: Array.from({ length: pages }, (_, i) => ({ name: 'sync-page', data: { ...base, lang, page: i }, jobId: `${base.runId}-${lang}-page-${i}` })),
+      data: { ...base, lang },
+      jobId: languageJobId(base.runId, lang),
+      children: [{ name: 'sync-plan', data: { ...base, lang }, jobId: `${base.runId}-${lang}-plan` }],
     })),
   };
 }

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { Origin } from '../src/model/draft.ts';
 import { ReportJson } from '../src/report/report.ts';
-import { readStored, readStoredIfAny, writeStored } from '../src/queue/stored.ts';
+import { readStored, readStoredIfAny, STORED_TTL_S, writeStored } from '../src/queue/stored.ts';
 import type { SyncPage, SyncPlan } from '../src/runs/sync-site.ts';
 
 /**
@@ -26,8 +26,16 @@ export const StoredSyncPage = z.strictObject({ index: z.number().int().min(0), i
 
 /** What sync-language needs from the planner: what the source still has, and the planning's own report. */
 // `listing` is optional: a plan stored by a worker from before it was kept still retires (by UTC days).
-export const StoredSyncPlan = z.strictObject({ seen: z.array(z.string()), cancelled: z.array(z.string()), listing: z.enum(['local-days', 'utc-days']).optional(), report: ReportJson });
-export type StoredSyncPlan = Pick<SyncPlan, 'seen' | 'cancelled'> & Partial<Pick<SyncPlan, 'listing'>> & { report: ReportJson };
+// `pages` (the page indices) is optional: a plan stored before pages were fanned out while planning
+// had its page count in the language job's data.
+export const StoredSyncPlan = z.strictObject({
+  seen: z.array(z.string()),
+  cancelled: z.array(z.string()),
+  listing: z.enum(['local-days', 'utc-days']).optional(),
+  pages: z.array(z.number().int().min(0)).optional(),
+  report: ReportJson,
+});
+export type StoredSyncPlan = Pick<SyncPlan, 'seen' | 'cancelled'> & Partial<Pick<SyncPlan, 'listing'>> & { pages?: number[]; report: ReportJson };
 
 export class SyncRunStore {
   private readonly redis: Redis;
@@ -44,8 +52,19 @@ export class SyncRunStore {
     return `${this.prefix}:sync:${this.runId}:${lang}:${part}`;
   }
 
-  savePage(lang: string, page: SyncPage): Promise<void> {
-    return writeStored(this.redis, this.key(lang, `page:${page.index}`), page);
+  /**
+   * Stores a page and records its index among the language's planned pages, in that order: an
+   * index recorded always has its page (a planner taken over after a crash resumes from them).
+   */
+  async savePage(lang: string, page: SyncPage): Promise<void> {
+    await writeStored(this.redis, this.key(lang, `page:${page.index}`), page);
+    await this.redis.multi().sadd(this.key(lang, 'pages'), String(page.index)).expire(this.key(lang, 'pages'), STORED_TTL_S).exec();
+  }
+
+  /** The indices of the pages an earlier delivery of the language's planner stored, in order. */
+  async plannedPages(lang: string): Promise<number[]> {
+    const members = await this.redis.smembers(this.key(lang, 'pages'));
+    return members.map(Number).filter((i) => Number.isSafeInteger(i) && i >= 0).sort((a, b) => a - b);
   }
 
   savePlan(lang: string, plan: StoredSyncPlan): Promise<void> {
@@ -68,8 +87,8 @@ export class SyncRunStore {
     return readStored(this.redis, this.key(lang, 'plan'), StoredSyncPlan, `the plan of sync run ${this.runId} (${lang})`);
   }
 
-  /** Deletes a language's plan and pages once it is retired. */
-  async drop(lang: string, pages: number): Promise<void> {
-    await this.redis.del(this.key(lang, 'plan'), ...Array.from({ length: pages }, (_, i) => this.key(lang, `page:${i}`)));
+  /** Deletes a language's plan and pages (their indices) once it is retired. */
+  async drop(lang: string, pages: number[]): Promise<void> {
+    await this.redis.del(this.key(lang, 'plan'), this.key(lang, 'pages'), ...pages.map((i) => this.key(lang, `page:${i}`)));
   }
 }

@@ -70,6 +70,7 @@ const RUN = {
   'uid-churn': "every UID of the feed changed since the last run (importing would duplicate its events)",
   'source-overlap': "the feed's events were already imported under another source key (importing would duplicate them)",
   'sync-language-failed': 'one or more languages of a site-to-site sync failed',
+  'sync-plan-failed': "reading a language of a site-to-site sync's source failed every attempt (nothing was retired)",
   'sync-no-languages': 'a site-to-site sync was given no language to copy',
   'sync-same-site': "a site-to-site sync's source and target are the same site (it would copy every event into its own site)",
   'mass-retire-refused': 'retiring would remove more than the allowed share of the events',
@@ -143,6 +144,8 @@ export const UnrecoverableCode = ErrorCodeSchema.extract([
   // The worker's config is read once, at its start: a retry meets the same config.
   'config-entry-unknown',
   'sync-same-site',
+  // The language's planner already failed every attempt; its job is not run again.
+  'sync-plan-failed',
   'run-state-missing',
   'run-state-invalid',
 ]);

@@ -11,6 +11,14 @@ export interface FlowNode {
   children?: FlowNode[];
 }
 
+/** A job of the flow that already waits for its children: a node added under it becomes one of them. */
+export interface FlowParent {
+  queueName: QueueName;
+  jobId: string;
+}
+
+type Where = { redisUrl: string; prefix: string };
+
 function flowJob(queueName: QueueName, node: FlowNode, isChild: boolean): FlowJob {
   return {
     name: node.name,
@@ -24,14 +32,39 @@ function flowJob(queueName: QueueName, node: FlowNode, isChild: boolean): FlowJo
 }
 
 /**
+ * Adds the jobs of a planned run, on one connection for all of them. A node is a flow's root or,
+ * given a parent, a child added to a flow that already runs: the parent does not run before it
+ * has finished (the parent must still wait for another child, the one adding it).
+ */
+export class FlowAdder {
+  private readonly flow: FlowProducer;
+  private readonly prefix: string;
+
+  constructor(where: Where) {
+    this.flow = new FlowProducer({ connection: bullConnection(where.redisUrl), prefix: where.prefix });
+    this.prefix = where.prefix;
+  }
+
+  async add(queueName: QueueName, node: FlowNode, parent?: FlowParent): Promise<void> {
+    const job = flowJob(queueName, node, parent !== undefined);
+    if (parent) job.opts = { ...job.opts, parent: { id: parent.jobId, queue: `${this.prefix}:${parent.queueName}` } };
+    await this.flow.add(job);
+  }
+
+  close(): Promise<void> {
+    return this.flow.close();
+  }
+}
+
+/**
  * Fans a planned run out as one BullMQ flow on one queue: the parent runs once all its children
  * have finished. Job ids derive from the planner's, so a planner retried after a crash re-adds the
  * same jobs and BullMQ ignores the ones that exist.
  */
-export async function addFlow(where: { redisUrl: string; prefix: string }, queueName: QueueName, root: FlowNode): Promise<void> {
-  const flow = new FlowProducer({ connection: bullConnection(where.redisUrl), prefix: where.prefix });
+export async function addFlow(where: Where, queueName: QueueName, root: FlowNode): Promise<void> {
+  const flow = new FlowAdder(where);
   try {
-    await flow.add(flowJob(queueName, root, false));
+    await flow.add(queueName, root);
   } finally {
     await flow.close();
   }

@@ -4,14 +4,13 @@ import { JobStateMissingError } from './job-errors.ts';
 /** A planner's result: the run continues in a flow whose root is `finishJobId`. */
 export interface Planned {
   finishJobId: string;
-  /** CSV: chunk jobs; sync: page jobs per language. */
+  /** CSV: chunk jobs. A sync adds its page jobs while it reads the source: their number is not known yet. */
   chunks?: number;
-  languages?: { pages: number }[];
 }
 
-/** Units of work (chunk or page jobs) a plan fanned out into, and the prefix of their job ids. */
-export function planUnits(p: Planned): { total: number; jobIdPrefix: string } {
-  return { total: p.chunks ?? (p.languages ?? []).reduce((n, l) => n + l.pages, 0), jobIdPrefix: p.finishJobId.replace(/-finish$/, '') };
+/** Units of work (chunk or page jobs) a plan fanned out into (when known), and the prefix of their job ids. */
+export function planUnits(p: Planned): { total?: number; jobIdPrefix: string } {
+  return { total: p.chunks, jobIdPrefix: p.finishJobId.replace(/-finish$/, '') };
 }
 
 const isPlanned = (x: unknown): x is Planned => !!x && typeof x === 'object' && typeof (x as Planned).finishJobId === 'string';

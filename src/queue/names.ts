@@ -9,6 +9,7 @@ export const JOB_KINDS = {
   'import-csv-finish': 'import',
   'export-ics': 'export',
   'sync-site': 'sync',
+  'sync-plan': 'sync',
   'sync-page': 'sync',
   'sync-language': 'sync',
   'sync-finish': 'sync',
@@ -28,6 +29,6 @@ export const RETENTION = {
 export const JOB_RETRY = {
   /** A run's own job (an import, export or sync as enqueued or scheduled): a whole run again, so later and spread out. */
   run: { attempts: 3, backoff: { type: 'exponential', delay: 5000, jitter: 0.5 } },
-  /** A job of a planned flow (a CSV chunk, a sync page, language or finish, and their planner's flow parent): a small piece, soon. */
+  /** A job of a planned flow (a CSV chunk, a sync plan, page, language or finish, and their planner's flow parent): a small piece, soon. */
   flow: { attempts: 3, backoff: { type: 'exponential', delay: 2000 } },
 } as const;

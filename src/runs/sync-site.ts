@@ -42,6 +42,15 @@ export interface SyncPage {
   items: PlannedEvent[];
 }
 
+/**
+ * Where a planner taken over after a crash resumes: the pages an earlier delivery stored (their
+ * events are not planned again, and count as seen) and the first index free for new pages.
+ */
+export interface PlanResume {
+  planned: Pick<PlannedEvent, 'slug' | 'origin'>[];
+  nextIndex: number;
+}
+
 /** What the retirement at the end of a language needs from the plan. */
 export interface SyncPlan {
   pages: number;
@@ -130,10 +139,15 @@ export class SiteSync {
     this.writer = new SiteWriter({ client: this.target, ledger: this.ledger, report, sourceKey: this.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked, createTerms: true, updateTerms: true, termMemo, concurrency: p.to.concurrency, signal: ctx.signal, mark: ctx.jobMark });
   }
 
-  /** Reads the source window page by page; `onPage` receives each page once its links are resolved. */
-  async plan(onPage: (page: SyncPage) => Promise<void>): Promise<SyncPlan> {
+  /**
+   * Reads the source window page by page; `onPage` receives each page once its links are resolved.
+   * Given `resume`, the events of its pages are taken as planned and new pages follow its own.
+   */
+  async plan(onPage: (page: SyncPage) => Promise<void>, resume?: PlanResume): Promise<SyncPlan> {
     const { p, ctx } = this;
     this.listing = listingRule(await this.checkSites());
+    for (const it of resume?.planned ?? []) this.writer.admit(it.slug, it.origin);
+    const resumed = new Set(resume?.planned.map((it) => it.slug));
     const source = (this.source ??= new CalendarClient({ ...p.from.connection, language: p.lang, ...clientHooks(ctx, p.from.key) }));
     // The same site through WordPress core's routes, for the text as typed (see raw-text.ts).
     this.rawSource ??= new CalendarClient({ ...p.from.connection, namespace: 'wp/v2', language: p.lang, ...clientHooks(ctx, p.from.key) });
@@ -156,12 +170,13 @@ export class SiteSync {
       ...(p.tags?.length ? { tags: p.tags } : {}),
     } as EventListQuery;
 
-    let pages = 0;
+    let pages = resume?.nextIndex ?? 0;
     let done = 0;
     // Pages are planned side by side (each waits on the source's raw text and, the first time,
     // on the target's terms/venues/organizers); the resolvers share one request per item.
     const tasks = new BoundedTasks(Math.min(PLAN_PAGES_IN_FLIGHT, p.from.concurrency));
-    const flush = (records: EventRecord[]): Promise<void> => {
+    const flush = (listed: EventRecord[]): Promise<void> => {
+      const records = resumed.size ? listed.filter((r) => !resumed.has(copiedSlug(p.from.key, r.slug, r.id))) : listed;
       if (records.length === 0) return Promise.resolve();
       const index = pages++;
       return tasks.run(async () => {
@@ -208,7 +223,7 @@ export class SiteSync {
    * checked side by side (two reads at once, not one after the other); the source's failure is
    * the one reported when both fail. The source's facts.
    */
-  private async checkSites(): Promise<SiteFacts> {
+  async checkSites(): Promise<SiteFacts> {
     const { p, ctx } = this;
     const [from, to] = await Promise.allSettled([checkSite(p.from, { write: false }, ctx, this.report), checkSite(p.to, { write: !p.dryRun }, ctx, this.report)]);
     if (from.status === 'rejected') throw from.reason;

@@ -68,7 +68,7 @@ function registerEnqueue(program: Command, globals: () => GlobalOptions, setExit
   program
     .command('enqueue')
     .description('Add a job to the queue (a configured source/export/sync by name, or ad-hoc options) and optionally follow it')
-    .argument('<kind>', `job kind: ${Object.keys(JOB_KINDS).filter((k) => !k.includes('-chunk') && !k.includes('-finish') && k !== 'sync-page').join(', ')}`)
+    .argument('<kind>', `job kind: ${Object.keys(JOB_KINDS).filter((k) => !k.includes('-chunk') && !k.includes('-finish') && k !== 'sync-page' && k !== 'sync-plan').join(', ')}`)
     .argument('[location]', 'feed/file for ad-hoc imports')
     .option('--name <name>', 'configured source/export/sync name')
     .option('--site <site>', 'site for ad-hoc imports (REST root or config name)')
