@@ -44,11 +44,11 @@ describe('a queued sync fans pages out while it reads the source', () => {
     await clean.close();
   });
 
-  function setup(target: Site) {
+  function setup(target: Site, from: Site = source) {
     const prefix = testPrefix();
     const config = writeConfig({
       sites: [
-        { name: 'src', restRoot: source.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PASSWORD' }, concurrency: 2 },
+        { name: 'src', restRoot: from.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PASSWORD' }, concurrency: 2 },
         { name: 'dst', restRoot: target.sandbox.url, auth: { user: USER, passwordEnv: 'SB_PASSWORD' }, concurrency: 4 },
       ],
       syncs: [{ name: 'copy', from: 'src', to: 'dst', window: WINDOW, retire: 'trash' }],
@@ -123,4 +123,36 @@ describe('a queued sync fans pages out while it reads the source', () => {
       await target.close();
     }
   }, 300_000);
+
+  it('a planner that fails every attempt fails the run with its reason, and nothing is retired', async () => {
+    // A source of its own, synced once in this process, then stopped while the queued run reads it.
+    const from = await testSite();
+    const target = await testSite();
+    await seedSite(from.client, ['en'], 60);
+    await runSiteSync({ from: { ...from.site, key: 'src', name: 'src' }, to: target.site, lang: 'en', window: { from: new Date(WINDOW.from), to: new Date(`${WINDOW.to}T23:59:59Z`) }, retire: 'trash', onEdit: 'overwrite', dryRun: false });
+    const before = target.sandbox.stats().byRoute;
+    from.sandbox.setFaults({ latencyMs: 300 });
+    const { queue, spawn } = setup(target, from);
+    const worker = spawn();
+    try {
+      const run = await queue.add('sync-site', { sync: 'copy' });
+      await waitFor('the planner reading the source', async () => (await jobsNamed(queue, 'sync-plan', ['active'])).length > 0, 60_000, 10);
+      await from.close();
+      const finish = await waitForFinish(queue, run, 120_000);
+      expect(finish.failedReason).toMatch(/reading the source \(en\) failed: /);
+      const language = (await queue.getFailed()).find((j) => j.name === 'sync-language');
+      expect(language?.failedReason).toMatch(/reading the source \(en\) failed/);
+      // Failed at once (the language job's code is unrecoverable), not after its retries' backoff.
+      expect(language?.attemptsMade).toBe(1);
+      const after = target.sandbox.stats().byRoute;
+      expect(after['DELETE /events/:id'] ?? 0).toBe(before['DELETE /events/:id'] ?? 0);
+      expect((target.sandbox.dump('en').events as EventRecord[]).filter((e) => e.status === 'publish')).toHaveLength(60);
+    } finally {
+      await worker.kill('SIGKILL');
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+      await target.close();
+      await from.close().catch(() => undefined);
+    }
+  }, 120_000);
 });
