@@ -48,7 +48,10 @@ try {
     const pages: unknown[] = [];
     const t = performance.now();
     const cpu0 = process.cpuUsage();
-    await sync.plan(async (page) => void pages.push(page));
+    await sync.plan(async (page) => {
+      if (pages.length === 0 && process.env.FIRST_PAGE) console.log(`first page at ${Math.round(performance.now() - t)} ms; requests before it:\n${reqs.map((r) => `  ${Math.round(r.end - r.ms - t)}..${Math.round(r.end - t)} ${r.site} ${r.route}`).join('\n')}`);
+      pages.push(page);
+    });
     const planMs = performance.now() - t;
     const cpu = process.cpuUsage(cpu0);
     // What the queue's pages would write, so the resync finds everything in the ledger.

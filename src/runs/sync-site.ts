@@ -145,7 +145,11 @@ export class SiteSync {
    */
   async plan(onPage: (page: SyncPage) => Promise<void>, resume?: PlanResume): Promise<SyncPlan> {
     const { p, ctx } = this;
-    this.listing = listingRule(await this.checkSites());
+    // Both sites are checked while the source's listing starts (a queued run's sync-site checked
+    // them a moment ago): no page is planned, so nothing is written, before the check has passed,
+    // and when it fails its error is the run's, whatever the listing met meanwhile.
+    const checked = this.checkSites().then((facts) => (this.listing = listingRule(facts)));
+    checked.catch(() => undefined);
     for (const it of resume?.planned ?? []) this.writer.admit(it.slug, it.origin);
     const resumed = new Set(resume?.planned.map((it) => it.slug));
     const source = (this.source ??= new CalendarClient({ ...p.from.connection, language: p.lang, ...clientHooks(ctx, p.from.key) }));
@@ -161,14 +165,6 @@ export class SiteSync {
     const upcoming = rawText.upcomingEvents(Math.min(4, p.from.concurrency));
     upcoming.catch(() => undefined);
     const pageSize = p.pageSize ?? 50;
-    const query = {
-      start_date: listBound(p.window.from),
-      end_date: listBound(p.window.to),
-      status: 'publish',
-      per_page: Math.min(pageSize, 50),
-      ...(p.categories?.length ? { categories: p.categories } : {}),
-      ...(p.tags?.length ? { tags: p.tags } : {}),
-    } as EventListQuery;
 
     let pages = resume?.nextIndex ?? 0;
     let done = 0;
@@ -180,6 +176,7 @@ export class SiteSync {
       if (records.length === 0) return Promise.resolve();
       const index = pages++;
       return tasks.run(async () => {
+        await checked;
         const own = await this.ownRecords(records);
         await onPage({ index, items: await this.planRecords(await rawText.apply(own), await categories) });
         done += records.length;
@@ -189,7 +186,7 @@ export class SiteSync {
     try {
       let batch: EventRecord[] = [];
       const listed = new Set<number>();
-      for await (const r of source.events.iterate(query, { lang: p.lang, concurrency: 4 })) {
+      for await (const r of source.events.iterate(this.listQuery(pageSize), { lang: p.lang, concurrency: 4 })) {
         if (ctx.signal?.aborted) throw new RunFailedError('aborted', 'the run was cancelled');
         listed.add(r.id);
         batch.push(r);
@@ -201,13 +198,14 @@ export class SiteSync {
       await flush(batch);
       // Every listed page is planned (and `seen`) before the hidden ones are looked for.
       await tasks.drain();
+      await checked;
       // Events hidden from listings are not listed by the source: fetched by id.
       await flush(await this.hiddenRecords(source, upcoming, listed));
       await tasks.drain();
     } catch (err) {
       // No page is left planning (or saving) after the planner gave up.
       await tasks.drain().catch(() => undefined);
-      throw err;
+      throw (await checked.then(() => undefined, (e: unknown) => e)) ?? err;
     }
     if (this.backCopies > 0) {
       this.report.warn(`${this.backCopies} source event(s) are copies that the sync ${p.to.name} → ${p.from.name} wrote; they are not copied back (each pass of a two-way sync would otherwise copy every event back under a longer slug)`);
@@ -215,7 +213,20 @@ export class SiteSync {
     if (rawText.unavailable) {
       this.report.warn(`titles and texts were copied as the source renders them (typographic quotes and dashes), not as typed: ${rawText.unavailable}; the source's user needs to be able to edit events for the raw text`);
     }
-    return { pages, seen: [...this.writer.seen], cancelled: [...this.writer.cancelled], listing: this.listing };
+    return { pages, seen: [...this.writer.seen], cancelled: [...this.writer.cancelled], listing: await checked };
+  }
+
+  /** The source's listing of the window, with the sync's filters. */
+  private listQuery(pageSize: number): EventListQuery {
+    const { p } = this;
+    return {
+      start_date: listBound(p.window.from),
+      end_date: listBound(p.window.to),
+      status: 'publish',
+      per_page: Math.min(pageSize, 50),
+      ...(p.categories?.length ? { categories: p.categories } : {}),
+      ...(p.tags?.length ? { tags: p.tags } : {}),
+    } as EventListQuery;
   }
 
   /**

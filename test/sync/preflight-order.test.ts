@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResolvedSite } from '../../src/config/sites.ts';
 import { runSiteSync, type SyncParams } from '../../src/runs/sync-site.ts';
+import { seedSite } from '../support/seed.ts';
 import { testSite } from '../support/site.ts';
 
 // The planner checks both sites side by side (one round trip instead of two before the listing):
@@ -39,5 +40,25 @@ describe('sync preflight of both sites at once', () => {
     const both = await failure(params(bad, other));
     expect(both?.message).toContain(`${root(bad)} `);
     expect(both?.message).not.toContain(root(other));
+  });
+
+  // The checks run while the source's listing starts (to save their round trips before the first
+  // page): a check that fails must still be the run's error, with nothing written to the target.
+  it('a target refusing the password: the preflight error is the run\'s, and nothing reaches the target', async () => {
+    const source = await testSite();
+    const target = await testSite();
+    try {
+      await seedSite(source.client, ['en'], 20);
+      const wrong = { ...target.site, connection: { ...target.site.connection, auth: { kind: 'basic' as const, user: 'calsync', password: 'not the password' } } };
+      const before = target.sandbox.stats().writes;
+      const err = await failure(params({ ...source.site, key: 'src', name: 'src' }, wrong));
+      expect(err?.code).toMatch(/^preflight-/);
+      expect(err?.message).toContain(target.site.connection.restRoot);
+      expect(target.sandbox.stats().writes).toBe(before);
+      expect(target.sandbox.dump('en').events).toHaveLength(0);
+    } finally {
+      await source.close();
+      await target.close();
+    }
   });
 });
