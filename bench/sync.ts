@@ -93,8 +93,6 @@ async function syncFlow(src: SandboxProcess, events: number, workers: number, la
     // Planning: from the sites' check (sync-site) to the end of the source's reading (sync-plan),
     // during which the first pages are already being written.
     const planMs = (pages.timeline['sync-plan']?.[1] ?? 0) - (pages.timeline['sync-site']?.[0] ?? 0);
-    // BENCH_TIMELINE=1 prints when each job of the run started and ended (ms after enqueue).
-    if (process.env.BENCH_TIMELINE) console.error(sync, JSON.stringify(pages.timeline));
     return { ms: performance.now() - t, planMs, pages, report: finish.returnvalue as ReportJson };
   };
   try {

@@ -371,11 +371,15 @@ export class SiteWriter {
    * note. With `inline`, new venues/organizers come back in `pending` instead of being created.
    */
   async resolveLinks(d: EventLinkDrafts, inline = false): Promise<ResolvedLinks> {
-    const categories = await this.terms.resolveAll('categories', d.categories);
-    const tags = await this.terms.resolveAll('tags', d.tags);
-    const venue = d.venue ? (inline ? await this.linked.venueLink(d.venue) : await this.linked.venue(d.venue)) : undefined;
-    const organizers: Link[] = [];
-    for (const o of d.organizers) organizers.push(inline ? await this.linked.organizerLink(o) : await this.linked.organizer(o));
+    // Side by side: terms, venue and organizers are separate records (a first sync's first page
+    // waited for its category's lookup and create before its venue's). Settled in full, so that
+    // the failure reported is the first in this order whichever answered first.
+    const [categories, tags, venue, organizers] = firstFailure(await Promise.allSettled([
+      this.terms.resolveAll('categories', d.categories),
+      this.terms.resolveAll('tags', d.tags),
+      d.venue ? (inline ? this.linked.venueLink(d.venue) : this.linked.venue(d.venue)) : Promise.resolve(undefined),
+      Promise.all(d.organizers.map((o) => (inline ? this.linked.organizerLink(o) : this.linked.organizer(o)))),
+    ] as const));
     return this.assemble(d, categories, tags, venue, organizers);
   }
 
@@ -466,9 +470,6 @@ export class SiteWriter {
     if (planned.length === 0) return;
     const known = await this.ledgerEntries(planned.map((p) => p.slug));
     const unknown = planned.filter((p): p is PlannedWrite => !('untouched' in p) && !known.has(p.slug));
-    await this.index.coverEvents(spanOf(unknown.map((p) => p.body)), unknown.length);
-    // Events calsync retired that are back in the source: restored under their site ids (restore()).
-    const retired = this.o.dryRun || unknown.length === 0 ? undefined : await this.o.ledger.retirements('events', unknown.map((p) => p.slug));
     // Unchanged events (what a re-import mostly is) are reported here, without a task each.
     const rest: PlannedWrite[] = [];
     for (const p of planned) {
@@ -478,6 +479,14 @@ export class SiteWriter {
       else if (entry && entry.fp === p.fp && (this.o.dryRun || !refreshed(entry, p))) this.o.report.add(this.found({ kind: 'events', slug: p.slug, origin: p.origin }, entry));
       else rest.push(p);
     }
+    // The venues and organizers these writes carry are looked at (not in the site's trash) while
+    // the events' dates are listed, instead of after: a page of a queued sync waited for both in turn.
+    this.checkLinks(rest);
+    // Events calsync retired that are back in the source: restored under their site ids (restore()).
+    const [, retired] = await Promise.all([
+      this.index.coverEvents(spanOf(unknown.map((p) => p.body)), unknown.length),
+      this.o.dryRun || unknown.length === 0 ? undefined : this.o.ledger.retirements('events', unknown.map((p) => p.slug)),
+    ]);
     const recording: Promise<void>[] = [];
     // Twice as many tasks as request slots: an event whose new venue/organizer another event is
     // creating inline waits for it before taking a slot (othersClaims), and meanwhile the slot
@@ -494,6 +503,18 @@ export class SiteWriter {
       await this.writeSlots.run(() => this.writeOne(p, entry, recording, inline, back));
     });
     await Promise.all(recording);
+  }
+
+  /** Starts the trash checks of the linked ids `writes` carry (confirmed() awaits the same ones). */
+  private checkLinks(writes: PlannedWrite[]): void {
+    const venues = new Set<number>();
+    const organizers = new Set<number>();
+    for (const p of writes) {
+      if (p.body.venue !== undefined) venues.add(p.body.venue);
+      for (const id of p.body.organizer) organizers.add(id);
+    }
+    for (const id of venues) this.linked.usable('venues', id).catch(() => undefined);
+    for (const id of organizers) this.linked.usable('organizers', id).catch(() => undefined);
   }
 
   /**
@@ -861,4 +882,12 @@ function claimsOf(pending: PendingLinks | undefined): InlineClaim[] {
 function sameLinks(record: EventAck, body: EventBody): boolean {
   const orgs = new Set(record.organizer.map((o) => o.id));
   return (eventVenue(record)?.id ?? undefined) === body.venue && orgs.size === body.organizer.length && body.organizer.every((id) => orgs.has(id));
+}
+
+type Settled<T extends readonly unknown[]> = { -readonly [K in keyof T]: PromiseSettledResult<Awaited<T[K]>> };
+
+/** The values of settled promises, or the first rejection in their order. */
+function firstFailure<T extends readonly unknown[]>(results: Settled<T>): { -readonly [K in keyof T]: Awaited<T[K]> } {
+  for (const r of results) if (r.status === 'rejected') throw r.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as never;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { runSiteSync, type SyncParams } from '../../src/runs/sync-site.ts';
+import { runSiteSync, SiteSync, syncReport, type SyncPage, type SyncParams } from '../../src/runs/sync-site.ts';
 import type { ReportJson } from '../../src/report/report.ts';
 import { mapConcurrent } from '../../src/util/pool.ts';
 import { testPrefix, testRedis } from '../support/redis.ts';
@@ -78,6 +78,15 @@ describe('sync planner: pages planned side by side', () => {
     expect(requests.filter((r) => r.route === 'src GET /wp/v2/tribe_organizer')).toHaveLength(1);
   });
 
+  it("regression: an event's venue and organizer were looked up only after its category was created", () => {
+    const first = (route: string) => requests.find((r) => r.route === route);
+    const category = first('dst POST /categories');
+    expect(category).toBeDefined();
+    for (const route of ['dst GET /venues/by-slug/:slug', 'dst GET /organizers/by-slug/:slug']) {
+      expect(first(route)?.from, route).toBeLessThan(category!.to);
+    }
+  });
+
   it('pages racing for the same new venue, organizer and category still create one of each on the target', () => {
     expect(report.counts.events).toMatchObject({ created: EVENTS, failed: 0 });
     const routes = target.sandbox.stats().byRoute;
@@ -88,5 +97,43 @@ describe('sync planner: pages planned side by side', () => {
     expect((dump.venues as unknown[]).length).toBe(1);
     expect((dump.organizers as unknown[]).length).toBe(1);
     expect((dump.categories as { name: string }[]).filter((c) => c.name === 'Planner')).toHaveLength(1);
+  });
+});
+
+// A queued sync's page is written by another job than the one that planned it: its writer checks
+// the venue and organizer ids of the plan (not in the target's trash) before writing with them.
+describe('a page written by another job than its planner', () => {
+  it("regression: the page's venue was looked at only after its events' dates were listed", async () => {
+    const redis = testRedis();
+    const source = await testSite();
+    const target = await testSite({ latencyMs: LATENCY_MS });
+    try {
+      const c = source.client;
+      const venue = await c.venues.create({ venue: 'Page Hall', city: 'Springfield' } as never);
+      await mapConcurrent(Array.from({ length: 4 }, (_, i) => i), 4, (i) => c.events.create({ title: `Page ${i}`, start_date: `2027-03-0${1 + i} 10:00:00`, end_date: `2027-03-0${1 + i} 11:00:00`, timezone: 'UTC', venue: venue.id } as never));
+      const requests: { route: string; from: number; to: number }[] = [];
+      const onRequest = (site: string, info: { method: string; route: string; durationMs: number }) => {
+        const to = performance.now();
+        if (site !== 'src') requests.push({ route: `${info.method} ${info.route}`, from: to - info.durationMs, to });
+      };
+      const p: SyncParams = { from: { ...source.site, key: 'src', name: 'source' }, to: target.site, lang: 'en', window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-12-31T23:59:59Z') }, retire: 'trash', onEdit: 'overwrite', dryRun: false, settledMs: 0 };
+      const ctx = { redis, prefix: testPrefix(), onRequest };
+      const planner = new SiteSync(p, ctx, syncReport(p, ctx));
+      const pages: SyncPage[] = [];
+      await planner.plan(async (page) => void pages.push(page));
+      await planner.close();
+      requests.length = 0;
+      const writer = new SiteSync(p, ctx, syncReport(p, ctx));
+      for (const page of pages) await writer.write(page);
+      await writer.close();
+      const first = (route: string) => requests.find((r) => r.route === route);
+      expect(first('GET /events')).toBeDefined();
+      expect(first('GET /venues/:id')?.from).toBeLessThan(first('GET /events')!.to);
+      expect(target.sandbox.stats().byRoute['POST /events']).toBe(4);
+    } finally {
+      await source.close();
+      await target.close();
+      await redis.quit();
+    }
   });
 });
