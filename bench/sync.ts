@@ -28,7 +28,7 @@ export async function seedSource(src: SandboxProcess, events: number): Promise<v
  * write phase (sum of their durations / first start to last finish), against how many the
  * workers offer (`worker.concurrency.sync` per process).
  */
-async function pageJobs(queue: Queue, plannerId: string) {
+async function pageJobs(queue: Queue, plans: Queue, plannerId: string) {
   // The run's jobs are named `sync-<planner id>-…` (jobs/sync-payload.ts): matched by that prefix,
   // not by the id anywhere in the name, which also matched other runs' pages (`sync-1-en-page-2`).
   const ofRun = (id: string | undefined) => String(id).startsWith(`sync-${plannerId.replace(/[^A-Za-z0-9_-]/g, '-')}-`);
@@ -36,7 +36,8 @@ async function pageJobs(queue: Queue, plannerId: string) {
   const spans = jobs.map((j) => ({ from: j.processedOn ?? 0, to: j.finishedOn ?? 0 }));
   const busy = spans.reduce((s, x) => s + (x.to - x.from), 0);
   const wall = spans.length ? Math.max(...spans.map((x) => x.to)) - Math.min(...spans.map((x) => x.from)) : 0;
-  const all = await queue.getJobs(['completed'], 0, -1);
+  // The planners (sync-plan) have a queue of their own (src/queue/names.ts COMPANIONS).
+  const all = [...(await queue.getJobs(['completed'], 0, -1)), ...(await plans.getJobs(['completed'], 0, -1))];
   const planner = all.find((j) => j.id === plannerId);
   const t0 = planner?.timestamp ?? 0;
   const at = (n?: number) => (n ? n - t0 : undefined);
@@ -85,11 +86,12 @@ async function syncFlow(src: SandboxProcess, events: number, workers: number, la
   const config = writeConfig(syncBenchConfig(src.url, dst.url, 'SB_PASSWORD', warm));
   const procs = Array.from({ length: workers }, () => spawnWorker({ config, redisUrl: redis.url, prefix, env: { SB_PASSWORD: PASSWORD }, args: ['--queues', 'sync'] }));
   const queue = new Queue('sync', { connection: bullConnection(redis.url), prefix });
+  const plans = new Queue('sync-plan', { connection: bullConnection(redis.url), prefix });
   const run = async (sync = 'bench') => {
     const t = performance.now();
     const planner = await queue.add('sync-site', { sync });
     const finish = await waitForFinish(queue, planner, 600_000, 20);
-    const pages = await pageJobs(queue, planner.id as string);
+    const pages = await pageJobs(queue, plans, planner.id as string);
     // Planning: from the sites' check (sync-site) to the end of the source's reading (sync-plan),
     // during which the first pages are already being written.
     const planMs = (pages.timeline['sync-plan']?.[1] ?? 0) - (pages.timeline['sync-site']?.[0] ?? 0);
@@ -114,6 +116,7 @@ async function syncFlow(src: SandboxProcess, events: number, workers: number, la
   } finally {
     await Promise.all(procs.map((w) => w.kill('SIGTERM')));
     await queue.close();
+    await plans.close();
     await redis.stop();
     await Promise.all([dst.stop(), warmSite.stop()]);
   }

@@ -100,7 +100,7 @@ async function planCsv(job: Job, payload: ImportCsvPayload, input: CsvImportPara
   }
   stopIfAborted(signal);
   const ref = { runId, payload, chunks: n, headers: inspection.headers, delimiter: inspection.delimiter, unmapped: inspection.unmapped, rows: inspection.rows, ...(inspection.shortRows ? { shortRows: inspection.shortRows } : {}), ...(overlap ? { overlap } : {}), ...(floating ? { defaultTimezone: zone } : {}) };
-  await addFlow(deps, 'import', {
+  await addFlow(deps, {
     name: 'import-csv-finish',
     data: ref,
     jobId: `${runId}-finish`,

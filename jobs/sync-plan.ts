@@ -20,7 +20,7 @@ import { SyncRunStore } from './sync-store.ts';
 export const syncPlanJob = defineJob({
   name: 'sync-plan',
   part: 'piece',
-  queue: 'sync',
+  queue: 'sync-plan',
   payload: PlanRef,
   historyName: (r) => syncRunName(r.payload),
   async process(job, ref, deps, signal): Promise<{ pages: number }> {
@@ -62,5 +62,5 @@ async function resumeFrom(store: SyncRunStore, lang: Language, add: (i: number) 
 function addPage(flow: FlowAdder, ref: RunRef & { lang: Language }, page: number): Promise<void> {
   const { runId, payload, lockKey, window, lang } = ref;
   const data = { runId, payload, lockKey, window, lang, page };
-  return flow.add('sync', { name: 'sync-page', data, jobId: `${runId}-${lang}-page-${page}` }, { queueName: 'sync', jobId: languageJobId(runId, lang) });
+  return flow.add({ name: 'sync-page', data, jobId: `${runId}-${lang}-page-${page}` }, { name: 'sync-language', jobId: languageJobId(runId, lang) });
 }

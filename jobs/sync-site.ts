@@ -35,7 +35,7 @@ export const syncSiteJob = defineJob({
     try {
       await checkSites(first, job, deps, { runId, name: o.name }, signal);
       const langs = list.map((p) => p.lang);
-      await addFlow(deps, 'sync', syncFlow(base, langs, new Date(job.timestamp).toISOString()));
+      await addFlow(deps, syncFlow(base, langs, new Date(job.timestamp).toISOString()));
       return { runId, finishJobId: `${runId}-finish`, languages: langs.map((lang) => ({ lang })) };
     } catch (err) {
       await releaseRunLock(deps.redis, lockKey, runId);

@@ -108,7 +108,7 @@ export const CalsyncConfig = z
     syncs: z.array(SyncConfig).default([]),
     worker: z
       .strictObject({
-        concurrency: z.partialRecord(z.enum(['import', 'export', 'sync']), z.number().int().min(1).max(64)).default({}),
+        concurrency: z.partialRecord(z.enum(['import', 'export', 'sync', 'sync-plan']), z.number().int().min(1).max(64)).default({}),
         shutdownTimeoutMs: z.number().int().min(100).default(30_000),
         /** A job whose worker stops renewing its lock for this long is taken over (stalled). */
         lockDurationMs: z.number().int().min(1000).default(60_000),

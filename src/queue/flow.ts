@@ -1,6 +1,6 @@
 import { FlowProducer, type FlowJob } from 'bullmq';
 import { bullConnection } from './connection.ts';
-import { JOB_RETRY, type JobKind, type QueueName } from './names.ts';
+import { JOB_KINDS, JOB_RETRY, type JobKind, type QueueName } from './names.ts';
 
 
 /** One job of a planned run: its kind, its payload, an id derived from the planner's, and its children. */
@@ -13,21 +13,22 @@ export interface FlowNode {
 
 /** A job of the flow that already waits for its children: a node added under it becomes one of them. */
 export interface FlowParent {
-  queueName: QueueName;
+  name: JobKind;
   jobId: string;
 }
 
 type Where = { redisUrl: string; prefix: string };
 
-function flowJob(queueName: QueueName, node: FlowNode, isChild: boolean): FlowJob {
+/** Each job goes to its kind's queue (names.ts): a flow may span queues. */
+function flowJob(node: FlowNode, isChild: boolean): FlowJob {
   return {
     name: node.name,
-    queueName,
+    queueName: JOB_KINDS[node.name],
     data: node.data,
     // A permanently failed child must not leave its parent waiting forever (bullmq #3362): the
     // parent runs anyway and reports the child's work as failed.
     opts: { jobId: node.jobId, ...JOB_RETRY.flow, ...(isChild ? { ignoreDependencyOnFailure: true } : {}) },
-    ...(node.children ? { children: node.children.map((c) => flowJob(queueName, c, true)) } : {}),
+    ...(node.children ? { children: node.children.map((c) => flowJob(c, true)) } : {}),
   };
 }
 
@@ -45,9 +46,10 @@ export class FlowAdder {
     this.prefix = where.prefix;
   }
 
-  async add(queueName: QueueName, node: FlowNode, parent?: FlowParent): Promise<void> {
-    const job = flowJob(queueName, node, parent !== undefined);
-    if (parent) job.opts = { ...job.opts, parent: { id: parent.jobId, queue: `${this.prefix}:${parent.queueName}` } };
+  async add(node: FlowNode, parent?: FlowParent): Promise<void> {
+    const job = flowJob(node, parent !== undefined);
+    const queue: QueueName | undefined = parent && JOB_KINDS[parent.name];
+    if (parent) job.opts = { ...job.opts, parent: { id: parent.jobId, queue: `${this.prefix}:${queue}` } };
     await this.flow.add(job);
   }
 
@@ -57,14 +59,14 @@ export class FlowAdder {
 }
 
 /**
- * Fans a planned run out as one BullMQ flow on one queue: the parent runs once all its children
+ * Fans a planned run out as one BullMQ flow: the parent runs once all its children
  * have finished. Job ids derive from the planner's, so a planner retried after a crash re-adds the
  * same jobs and BullMQ ignores the ones that exist.
  */
-export async function addFlow(where: Where, queueName: QueueName, root: FlowNode): Promise<void> {
+export async function addFlow(where: Where, root: FlowNode): Promise<void> {
   const flow = new FlowAdder(where);
   try {
-    await flow.add(queueName, root);
+    await flow.add(root);
   } finally {
     await flow.close();
   }

@@ -1,6 +1,20 @@
 /** One queue per job family (DESIGN "Queues"); the job name selects the processor. */
 export const QUEUES = ['import', 'export', 'sync'] as const;
-export type QueueName = (typeof QUEUES)[number];
+export type Family = (typeof QUEUES)[number];
+
+/**
+ * Queues a worker serving a family also serves, with slots of their own: a sync's planners
+ * (`sync-plan`, mostly waiting on the source) run beside its page writes instead of taking one
+ * of the slots that write them.
+ */
+export const COMPANIONS = { sync: ['sync-plan'] } as const satisfies Partial<Record<Family, readonly string[]>>;
+export type QueueName = Family | (typeof COMPANIONS)[keyof typeof COMPANIONS][number];
+export const ALL_QUEUES: readonly QueueName[] = [...QUEUES, ...Object.values(COMPANIONS).flat()];
+
+/** A family's queues: its own and its companions. */
+export function servedWith(q: Family): QueueName[] {
+  return [q, ...((COMPANIONS as Partial<Record<Family, readonly QueueName[]>>)[q] ?? [])];
+}
 
 export const JOB_KINDS = {
   'import-ics': 'import',
@@ -9,7 +23,7 @@ export const JOB_KINDS = {
   'import-csv-finish': 'import',
   'export-ics': 'export',
   'sync-site': 'sync',
-  'sync-plan': 'sync',
+  'sync-plan': 'sync-plan',
   'sync-page': 'sync',
   'sync-language': 'sync',
   'sync-finish': 'sync',

@@ -13,7 +13,7 @@ import type { ReportJson } from '../report/report.ts';
 import { bullConnection, workerConnection } from './connection.ts';
 import { RunHistory } from './history.ts';
 import type { JobDefinition, JobDeps } from './job-definition.ts';
-import { JOB_RETRY, QUEUES, RETENTION, type QueueName } from './names.ts';
+import { ALL_QUEUES, JOB_RETRY, QUEUES, RETENTION, servedWith, type Family, type QueueName } from './names.ts';
 import { RedisRateLimiter } from './rate-limiter.ts';
 import { METRIC_KEYS, MetricsRecorder } from '../metrics/recorder.ts';
 import { redactText } from '../util/redact.ts';
@@ -25,7 +25,8 @@ export interface WorkerOptions {
   log: Logger;
   /** BullMQ key prefix; tests isolate themselves with a random one. @defaultValue 'calsync' */
   prefix?: string;
-  queues?: QueueName[];
+  /** Families to serve (each with its companion queues, names.ts). */
+  queues?: Family[];
   /** Jobs in flight per queue. */
   concurrency?: Partial<Record<QueueName, number>>;
 }
@@ -65,7 +66,7 @@ export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
   const processor = jobProcessor(ctx);
   // BullMQ stores it on each job it takes (job.processedBy): which machine and process ran it.
   const workerName = `${hostname()}:${pid}`;
-  const workers = (o.queues ?? [...QUEUES]).map((q) => startWorker(ctx, q, prefix, workerName, processor));
+  const workers = (o.queues ?? [...QUEUES]).flatMap(servedWith).map((q) => startWorker(ctx, q, prefix, workerName, processor));
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   return {
     workers,
@@ -324,7 +325,7 @@ function isReport(x: unknown): x is ReportJson {
 /** Producer side: one Queue per family, with retention and retry defaults. */
 export function openQueues(redisUrl: string, prefix = 'calsync'): Record<QueueName, Queue> {
   const out = {} as Record<QueueName, Queue>;
-  for (const q of QUEUES) {
+  for (const q of ALL_QUEUES) {
     out[q] = new Queue(q, {
       connection: bullConnection(redisUrl),
       prefix,

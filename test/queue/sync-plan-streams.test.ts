@@ -55,43 +55,50 @@ describe('a queued sync fans pages out while it reads the source', () => {
       worker: { concurrency: { sync: 2 }, lockDurationMs: 2000, stalledIntervalMs: 1000, shutdownTimeoutMs: 2000 },
     });
     const queue = new Queue('sync', { connection: bullConnection(redisUrl()), prefix });
+    // Planners have a queue of their own (src/queue/names.ts COMPANIONS), served by every sync worker.
+    const plans = new Queue('sync-plan', { connection: bullConnection(redisUrl()), prefix });
     const spawn = () => spawnWorker({ config, redisUrl: redisUrl(), prefix, env: { SB_PASSWORD: PASSWORD }, args: ['--queues', 'sync'] });
-    return { queue, spawn };
+    const jobsNamed = async (name: string, states: ('completed' | 'active' | 'failed')[]): Promise<Job[]> => (await (name === 'sync-plan' ? plans : queue).getJobs(states, 0, -1)).filter((j) => j.name === name);
+    const close = async () => {
+      for (const q of [queue, plans]) {
+        await q.obliterate({ force: true }).catch(() => undefined);
+        await q.close();
+      }
+    };
+    return { queue, jobsNamed, spawn, close };
   }
 
-  const jobsNamed = async (queue: Queue, name: string, states: ('completed' | 'active')[]): Promise<Job[]> => (await queue.getJobs(states, 0, -1)).filter((j) => j.name === name);
 
   it('pages are written before the planner has read the whole source', async () => {
     const target = await testSite();
-    const { queue, spawn } = setup(target);
+    const { queue, jobsNamed, spawn, close } = setup(target);
     const worker = spawn();
     try {
       const finish = await waitForFinish(queue, await queue.add('sync-site', { sync: 'copy' }), 120_000);
       expect(finish.failedReason ?? '').toBe('');
-      const plan = (await jobsNamed(queue, 'sync-plan', ['completed']))[0] as Job;
-      const pages = await jobsNamed(queue, 'sync-page', ['completed']);
+      const plan = (await jobsNamed('sync-plan', ['completed']))[0] as Job;
+      const pages = await jobsNamed('sync-page', ['completed']);
       expect(pages.length).toBe(Math.ceil(EVENTS / 50));
       const firstStart = Math.min(...pages.map((j) => j.processedOn ?? Infinity));
       expect(firstStart).toBeLessThan(plan.finishedOn as number);
       expect(state(target)).toEqual(state(clean));
     } finally {
       await worker.kill('SIGKILL');
-      await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close();
+      await close();
       await target.close();
     }
   }, 300_000);
 
   it('a planner killed mid-read resumes: the pages it stored are kept, no event is planned or created twice, the report counts each once', async () => {
     const target = await testSite();
-    const { queue, spawn } = setup(target);
+    const { queue, jobsNamed, spawn, close } = setup(target);
     const workers: WorkerProcess[] = [spawn()];
     try {
       const run = await queue.add('sync-site', { sync: 'copy' }, { attempts: 3 });
       // A page written while the planner still reads: the kill cuts the planner off, not the end of a plan.
       await waitFor('a page written while the source is still being read', async () => {
-        const planning = (await jobsNamed(queue, 'sync-plan', ['active'])).length > 0;
-        return planning && (await jobsNamed(queue, 'sync-page', ['completed'])).length >= 1;
+        const planning = (await jobsNamed('sync-plan', ['active'])).length > 0;
+        return planning && (await jobsNamed('sync-page', ['completed'])).length >= 1;
       }, 60_000, 10);
       await workers[0]!.kill('SIGKILL');
       // Meanwhile the source gains events at the start of the window: every page of its listing
@@ -100,7 +107,7 @@ describe('a queued sync fans pages out while it reads the source', () => {
       workers.push(spawn());
       const finish = await waitForFinish(queue, run, 120_000);
       expect(finish.failedReason ?? '').toBe('');
-      const plan = (await jobsNamed(queue, 'sync-plan', ['completed']))[0];
+      const plan = (await jobsNamed('sync-plan', ['completed']))[0];
       // The planner was taken over (stalled), so the second delivery resumed from stored pages.
       expect(plan?.stalledCounter).toBeGreaterThan(0);
       // Every source event is on the target once, each created with one POST.
@@ -113,13 +120,12 @@ describe('a queued sync fans pages out while it reads the source', () => {
       expect(report.counts.events.unchanged).toBe(0);
       expect(report.counts.events.created + report.counts.events.updated).toBe(EVENTS + ADDED);
       // Each page holds events no other page holds: their sizes add up to the source's events.
-      const pages = await jobsNamed(queue, 'sync-page', ['completed']);
+      const pages = await jobsNamed('sync-page', ['completed']);
       const planned = pages.map((j) => (j.returnvalue as { report: ReportJson }).report.counts.events);
       expect(planned.reduce((n, c) => n + c.created + c.updated + c.unchanged + c.failed, 0)).toBe(EVENTS + ADDED);
     } finally {
       for (const w of workers) await w.kill('SIGKILL');
-      await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close();
+      await close();
       await target.close();
     }
   }, 300_000);
@@ -132,15 +138,15 @@ describe('a queued sync fans pages out while it reads the source', () => {
     await runSiteSync({ from: { ...from.site, key: 'src', name: 'src' }, to: target.site, lang: 'en', window: { from: new Date(WINDOW.from), to: new Date(`${WINDOW.to}T23:59:59Z`) }, retire: 'trash', onEdit: 'overwrite', dryRun: false });
     const before = target.sandbox.stats().byRoute;
     from.sandbox.setFaults({ latencyMs: 300 });
-    const { queue, spawn } = setup(target, from);
+    const { queue, jobsNamed, spawn, close } = setup(target, from);
     const worker = spawn();
     try {
       const run = await queue.add('sync-site', { sync: 'copy' });
-      await waitFor('the planner reading the source', async () => (await jobsNamed(queue, 'sync-plan', ['active'])).length > 0, 60_000, 10);
+      await waitFor('the planner reading the source', async () => (await jobsNamed('sync-plan', ['active'])).length > 0, 60_000, 10);
       await from.close();
       const finish = await waitForFinish(queue, run, 120_000);
       expect(finish.failedReason).toMatch(/reading the source \(en\) failed: /);
-      const language = (await queue.getFailed()).find((j) => j.name === 'sync-language');
+      const language = (await jobsNamed('sync-language', ['failed']))[0];
       expect(language?.failedReason).toMatch(/reading the source \(en\) failed/);
       // Failed at once (the language job's code is unrecoverable), not after its retries' backoff.
       expect(language?.attemptsMade).toBe(1);
@@ -149,8 +155,7 @@ describe('a queued sync fans pages out while it reads the source', () => {
       expect((target.sandbox.dump('en').events as EventRecord[]).filter((e) => e.status === 'publish')).toHaveLength(60);
     } finally {
       await worker.kill('SIGKILL');
-      await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close();
+      await close();
       await target.close();
       await from.close().catch(() => undefined);
     }

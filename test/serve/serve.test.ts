@@ -61,7 +61,7 @@ describe('calsync serve', () => {
     expect(await ok.body.text()).toMatch(/bull|board|queues/i);
     const api = await request(`${server.url}/admin/queues/api/queues`, { headers: { authorization: auth } });
     const body = (await api.body.json()) as { queues: { name: string }[] };
-    expect(body.queues.map((q) => q.name).sort()).toEqual(['export', 'import', 'sync']);
+    expect(body.queues.map((q) => q.name).sort()).toEqual(['export', 'import', 'sync', 'sync-plan']);
   });
 
   it('serves feeds and a 404 for unknown paths', async () => {

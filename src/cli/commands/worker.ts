@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { QueueEvents, type Job, type Queue } from 'bullmq';
 import { JOBS } from '../../../jobs/index.ts';
 import type { CalsyncConfig } from '../../config/schema.ts';
-import { JOB_KINDS, QUEUES, type QueueName } from '../../queue/names.ts';
+import { JOB_KINDS, QUEUES, type Family, type QueueName } from '../../queue/names.ts';
 import { reconcileSchedulers } from '../../queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../queue/worker.ts';
 import { bullConnection } from '../../queue/connection.ts';
@@ -35,7 +35,7 @@ async function runWorker(g: GlobalOptions, o: { queues?: string[]; schedules: bo
   const log = createLogger({ level: g.logLevel === 'warn' ? 'info' : g.logLevel });
   const config = loadCliConfig(g);
   const r = await commandRedis(g, config, { need: 'required', log });
-  const queues = (o.queues as QueueName[] | undefined) ?? [...QUEUES];
+  const queues = (o.queues as Family[] | undefined) ?? [...QUEUES];
   const running = await startWorkers({ config, redisUrl: r.url, jobs: JOBS, log, queues, prefix: g.prefix });
   if (o.schedules) await reconcileSchedules(config, r.url, g.prefix, log);
   log.info({ queues }, 'worker started');
