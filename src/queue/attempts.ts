@@ -96,7 +96,7 @@ async function earlierAttempts(redis: Redis, job: Job): Promise<FailedAttempt[]>
 }
 
 /** The earlier attempts, one clause each: `attempt 1 after 0.4 s (12 created, 0 updated, 0 retired): <its error>`. */
-function told(earlier: FailedAttempt[]): string {
+function earlierClauses(earlier: FailedAttempt[]): string {
   return earlier.map((e) => `attempt ${e.attempt} after ${(e.durationMs / 1000).toFixed(1)} s${e.wrote ? ` (${e.wrote})` : ''}: ${e.error}`).join('; ');
 }
 
@@ -107,7 +107,7 @@ export async function wholeRun(redis: Redis, job: Job, last: { startedAt: number
   if (earlier.length === 0) return { startedAt: last.startedAt, durationMs: Date.now() - last.startedAt, error };
   const startedAt = Math.min(last.startedAt, ...earlier.map((e) => e.startedAt));
   const wrote = wroteOf(last.err);
-  return { startedAt, durationMs: Date.now() - startedAt, error: `${error}${wrote ? ` (${wrote})` : ''}; earlier: ${told(earlier)}` };
+  return { startedAt, durationMs: Date.now() - startedAt, error: `${error}${wrote ? ` (${wrote})` : ''}; earlier: ${earlierClauses(earlier)}` };
 }
 
 type Counts = ReportJson['counts'];
@@ -190,7 +190,7 @@ export async function wholeReport(redis: Redis, job: Job, report: ReportJson): P
   if (earlier.length === 0) return { report };
   const lastStart = Date.parse(report.run.startedAt);
   const startedAt = Math.min(lastStart, ...earlier.map((e) => e.startedAt));
-  const note = `succeeded on attempt ${job.attemptsMade + 1}; earlier: ${told(earlier)}`;
+  const note = `succeeded on attempt ${job.attemptsMade + 1}; earlier: ${earlierClauses(earlier)}`;
   const requests = allRequests(report.requests, earlier);
   return {
     report: {

@@ -219,15 +219,11 @@ export class RedisLedger implements Ledger {
     // A pipeline, not MULTI: each entry stands alone (a crash between two is what the site index recovers from).
     const pipeline = this.redis.pipeline();
     for (const [key, fields] of batch) pipeline.hset(key, Object.fromEntries(fields));
-    const res = await pipeline.exec();
-    const failed = res?.find(([err]) => err);
-    if (failed) throw failed[0];
+    throwIfAnyFailed(await pipeline.exec());
   }
   async remove(kind: LedgerKind, slug: string, retired?: Retirement): Promise<void> {
     if (!retired) return void (await this.redis.hdel(this.key(kind), slug));
-    const res = await this.redis.multi().hdel(this.key(kind), slug).hset(this.retiredKey(kind), slug, JSON.stringify(retired)).exec();
-    const failed = res?.find(([err]) => err);
-    if (failed) throw failed[0];
+    throwIfAnyFailed(await this.redis.multi().hdel(this.key(kind), slug).hset(this.retiredKey(kind), slug, JSON.stringify(retired)).exec());
   }
   /** What remove() records of a retirement, beside the kind's entries. */
   private retiredKey(kind: LedgerKind): string {
@@ -281,6 +277,12 @@ export class RedisLedger implements Ledger {
     const stored = res?.[1]?.[1];
     return typeof stored === 'string' ? stored : name;
   }
+}
+
+/** A pipeline's or MULTI's first failed command, thrown (ioredis resolves exec() with each command's error). */
+function throwIfAnyFailed(results: [Error | null, unknown][] | null): void {
+  const failed = results?.find(([err]) => err);
+  if (failed) throw failed[0];
 }
 
 /** For inline runs without Redis: the run still creates no duplicates (upsert by slug), it only rewrites. */
