@@ -4,13 +4,70 @@ import { JobStateMissingError } from './job-errors.ts';
 /** A planner's result: the run continues in a flow whose root is `finishJobId`. */
 export interface Planned {
   finishJobId: string;
-  /** CSV: chunk jobs. A sync adds its page jobs while it reads the source: their number is not known yet. */
+  /** CSV: chunk jobs. */
   chunks?: number;
+  /** A sync's languages, each with a planner (`sync-plan`) that adds its page jobs while it reads the source. */
+  languages?: unknown[];
 }
 
-/** Units of work (chunk or page jobs) a plan fanned out into (when known), and the prefix of their job ids. */
-export function planUnits(p: Planned): { total?: number; jobIdPrefix: string } {
-  return { total: p.chunks, jobIdPrefix: p.finishJobId.replace(/-finish$/, '') };
+/** A reading of a planned run's progress: its chunk or page jobs done, of how many when known. */
+export type UnitsProgress = { phase: 'write (jobs)'; done: number; total?: number };
+
+/**
+ * Counts the chunk or page jobs of a planned run as they complete. A CSV plan says how many there
+ * are; a sync's planners (`sync-plan`, one per language) add page jobs while they read the source,
+ * so its total is known once each planner has said how many pages it added (one may say so before
+ * the run's plan is known here).
+ */
+export class FlowUnits {
+  private plan?: { prefix: string; total?: number; planners: number };
+  private done = 0;
+  private readonly planners = new Map<string, number>();
+  private readonly onUpdate: (p: UnitsProgress) => void;
+
+  constructor(onUpdate: (p: UnitsProgress) => void) {
+    this.onUpdate = onUpdate;
+  }
+
+  planned(p: Planned): void {
+    // `csv-7-`, with its dash: `csv-7` alone also matched run 70's jobs (`csv-70-chunk-0`).
+    this.plan = { prefix: p.finishJobId.replace(/finish$/, ''), total: p.chunks, planners: p.chunks === undefined ? (p.languages?.length ?? 0) : 0 };
+    this.settle();
+  }
+
+  /** A `sync-plan` job completed with `returnvalue` (as QueueEvents gives it). */
+  plannerDone(jobId: string, returnvalue: unknown): void {
+    const pages = plannedPages(returnvalue);
+    if (pages === undefined) return;
+    this.planners.set(jobId, pages);
+    if (this.settle() && this.done > 0) this.onUpdate({ phase: 'write (jobs)', done: this.done, total: this.plan?.total });
+  }
+
+  /** A job of the queue completed: counted when it is one of the run's chunk or page jobs. */
+  jobDone(jobId: string): void {
+    if (!this.plan || !jobId.startsWith(this.plan.prefix) || !/-(page|chunk)-\d+$/.test(jobId)) return;
+    this.onUpdate({ phase: 'write (jobs)', done: ++this.done, total: this.plan.total });
+  }
+
+  /** Sets the total once every planner of the run has said its pages; whether it did now. */
+  private settle(): boolean {
+    const plan = this.plan;
+    if (!plan?.planners || plan.total !== undefined) return false;
+    const mine = [...this.planners].filter(([id]) => id.startsWith(plan.prefix));
+    if (mine.length !== plan.planners) return false;
+    plan.total = mine.reduce((n, [, pages]) => n + pages, 0);
+    return true;
+  }
+}
+
+/** The pages a sync planner's job added, from its return value as QueueEvents gives it (JSON text). */
+function plannedPages(returnvalue: unknown): number | undefined {
+  try {
+    const v = (typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue) as { pages?: unknown } | null;
+    return typeof v?.pages === 'number' && Number.isSafeInteger(v.pages) && v.pages >= 0 ? v.pages : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const isPlanned = (x: unknown): x is Planned => !!x && typeof x === 'object' && typeof (x as Planned).finishJobId === 'string';

@@ -38,6 +38,8 @@ describe('sync from the command line', () => {
       expect(report.run.language).toBe('en,fr');
       expect(report.counts.events).toMatchObject({ read: 240, created: 240, failed: 0 });
       expect(target.sandbox.dump('fr').events).toHaveLength(120);
+      // Its page jobs, counted to the total its two planners gave (3 pages of 50 per language).
+      expect(r.stderr).toMatch(/write \(jobs\) \[#+\] 100% 6\/6/);
     } finally {
       await worker.kill('SIGKILL');
       await target.close();

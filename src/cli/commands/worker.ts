@@ -6,7 +6,7 @@ import { JOB_KINDS, QUEUES, type Family, type QueueName } from '../../queue/name
 import { reconcileSchedulers } from '../../queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../queue/worker.ts';
 import { bullConnection } from '../../queue/connection.ts';
-import { planUnits, waitForRun, warnIfNoWorker } from '../../queue/follow.ts';
+import { FlowUnits, waitForRun, warnIfNoWorker } from '../../queue/follow.ts';
 import { exportSummary, isExportSummary } from '../../export/summary.ts';
 import { reportExitCode, type ReportJson } from '../../report/report.ts';
 import { reportText } from '../outcome.ts';
@@ -103,41 +103,44 @@ async function enqueue(g: GlobalOptions, kind: string, location: string | undefi
   const queues = openQueues(r.url, g.prefix);
   const queue = queues[queueName];
   let events: QueueEvents | undefined;
+  // A sync's planners run on their own queue; their results give the number of page jobs.
+  let planEvents: QueueEvents | undefined;
   try {
     if (o.wait) {
       // Subscribe before adding: QueueEvents only sees events after it starts (BullMQ docs).
       events = new QueueEvents(queueName, { connection: bullConnection(r.url), prefix: g.prefix });
-      await events.waitUntilReady();
+      if (queueName === 'sync') planEvents = new QueueEvents('sync-plan', { connection: bullConnection(r.url), prefix: g.prefix });
+      await Promise.all([events.waitUntilReady(), planEvents?.waitUntilReady()]);
     }
     const job: Job = await queue.add(kind, payload);
     process.stderr.write(`enqueued ${kind} job ${job.id} on queue "${queueName}"\n`);
     if (!events) return;
     const where = r.embedded ? `the embedded Redis of ${config.dataDir}` : 'this Redis';
-    await followJob(job, queue, events, where, Boolean(o.json), setExit);
+    await followJob(job, queue, { events, planEvents }, where, Boolean(o.json), setExit);
   } finally {
     await events?.close();
+    await planEvents?.close();
     await Promise.all(Object.values(queues).map((x) => x.close()));
     await r.stop();
   }
 }
 
 /** Follows a job (and, for a planner, its flow) to its report, with progress on stderr. */
-async function followJob(job: Job, queue: Queue, events: QueueEvents, where: string, json: boolean, setExit: SetExit): Promise<void> {
+async function followJob(job: Job, queue: Queue, { events, planEvents }: { events: QueueEvents; planEvents?: QueueEvents }, where: string, json: boolean, setExit: SetExit): Promise<void> {
   const cancelCheck = warnIfNoWorker(queue, job, () =>
     process.stderr.write(`no worker is listening on queue "${queue.name}" of ${where}: start \`calsync worker\` with the same config (or the same REDIS_URL); still waiting\n`),
   );
   const progress = new ProgressLine();
-  let units: (ReturnType<typeof planUnits> & { done: number }) | undefined;
+  // After planning, progress is the share of the flow's chunk/page jobs completed.
+  const units = new FlowUnits(progress.update);
   events.on('progress', ({ jobId, data: p }) => {
     if (jobId === job.id && p && typeof p === 'object') progress.update(p as never);
   });
-  // After planning, progress is the share of the flow's chunk/page jobs completed.
-  events.on('completed', ({ jobId }) => {
-    if (units && jobId.startsWith(units.jobIdPrefix) && /-(page|chunk)-\d+$/.test(jobId)) progress.update({ phase: 'write (jobs)', done: ++units.done, total: units.total });
-  });
+  planEvents?.on('completed', ({ jobId, returnvalue }) => units.plannerDone(jobId, returnvalue));
+  events.on('completed', ({ jobId }) => units.jobDone(jobId));
   try {
     // A planner (CSV import, sync) hands over to its flow: the report is the finish job's.
-    const result = (await waitForRun(job, queue, events, { onPlanned: (p) => (units = { ...planUnits(p), done: 0 }) })) as ReportJson;
+    const result = (await waitForRun(job, queue, events, { onPlanned: (p) => units.planned(p) })) as ReportJson;
     progress.done();
     process.stdout.write(`${json ? JSON.stringify(result, null, 2) : resultText(result)}\n`);
     // A paused source's job ends without running (src/queue/worker.ts): not "nothing failed".
