@@ -1,10 +1,10 @@
+import type { Job } from 'bullmq';
 import type { Language } from '../src/model/languages.ts';
 import { addFlow, type FlowNode } from '../src/queue/flow.ts';
 import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
 import { acquireRunLock, keepRunLock, releaseRunLock } from '../src/queue/run-lock.ts';
 import { syncParams } from '../src/runs/options/sync-site.ts';
 import { SiteSync, syncReport, type SyncParams } from '../src/runs/sync-site.ts';
-import type { Job } from 'bullmq';
 import { dedupIdFor, languageJobId, resolveSyncPayload, syncRunName, SyncSitePayload, type RunRef } from './sync-payload.ts';
 import { LOCK_TTL_MS, syncJobContext } from './sync-run.ts';
 
