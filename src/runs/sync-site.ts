@@ -14,6 +14,7 @@ import type { RetirePolicy } from '../write/retire.ts';
 import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
 import { checkSite } from './site-check.ts';
 import { BoundedTasks, mapConcurrent } from '../util/pool.ts';
+import { allInOrder } from '../util/settle.ts';
 import { listingRule, recordTimes, windowCovers, type ListingRule, type RunWindow } from '../model/run-window.ts';
 
 export interface SyncParams {
@@ -236,10 +237,8 @@ export class SiteSync {
    */
   async checkSites(): Promise<SiteFacts> {
     const { p, ctx } = this;
-    const [from, to] = await Promise.allSettled([checkSite(p.from, { write: false }, ctx, this.report), checkSite(p.to, { write: !p.dryRun }, ctx, this.report)]);
-    if (from.status === 'rejected') throw from.reason;
-    if (to.status === 'rejected') throw to.reason;
-    return from.value;
+    const [from] = await allInOrder([checkSite(p.from, { write: false }, ctx, this.report), checkSite(p.to, { write: !p.dryRun }, ctx, this.report)] as const);
+    return from;
   }
 
   private async categoryTree(source: CalendarClient): Promise<Map<number, TermRecord>> {

@@ -5,6 +5,7 @@ import { fingerprint } from '../model/fingerprint.ts';
 import type { Language } from '../model/languages.ts';
 import { recordTimes } from '../model/run-window.ts';
 import { mapConcurrent, Slots } from '../util/pool.ts';
+import { allInOrder } from '../util/settle.ts';
 import { eventBody, eventFingerprint, linkKey, linkKeyOf, type EventBody, type EventLinkIds, type InlineEventBody } from './body.ts';
 import { draftSlug, type DraftKey, type DraftKeys } from './draft-keys.ts';
 import type { Ledger, LedgerEntry, Retirement } from './ledger.ts';
@@ -374,12 +375,12 @@ export class SiteWriter {
     // Side by side: terms, venue and organizers are separate records (a first sync's first page
     // waited for its category's lookup and create before its venue's). Settled in full, so that
     // the failure reported is the first in this order whichever answered first.
-    const [categories, tags, venue, organizers] = firstFailure(await Promise.allSettled([
+    const [categories, tags, venue, organizers] = await allInOrder([
       this.terms.resolveAll('categories', d.categories),
       this.terms.resolveAll('tags', d.tags),
       d.venue ? (inline ? this.linked.venueLink(d.venue) : this.linked.venue(d.venue)) : Promise.resolve(undefined),
       Promise.all(d.organizers.map((o) => (inline ? this.linked.organizerLink(o) : this.linked.organizer(o)))),
-    ] as const));
+    ] as const);
     return this.assemble(d, categories, tags, venue, organizers);
   }
 
@@ -882,12 +883,4 @@ function claimsOf(pending: PendingLinks | undefined): InlineClaim[] {
 function sameLinks(record: EventAck, body: EventBody): boolean {
   const orgs = new Set(record.organizer.map((o) => o.id));
   return (eventVenue(record)?.id ?? undefined) === body.venue && orgs.size === body.organizer.length && body.organizer.every((id) => orgs.has(id));
-}
-
-type Settled<T extends readonly unknown[]> = { -readonly [K in keyof T]: PromiseSettledResult<Awaited<T[K]>> };
-
-/** The values of settled promises, or the first rejection in their order. */
-function firstFailure<T extends readonly unknown[]>(results: Settled<T>): { -readonly [K in keyof T]: Awaited<T[K]> } {
-  for (const r of results) if (r.status === 'rejected') throw r.reason;
-  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as never;
 }
