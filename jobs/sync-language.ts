@@ -3,9 +3,10 @@ import type { Redis } from 'ioredis';
 import { defineJob } from '../src/queue/job-definition.ts';
 import type { ReportJson } from '../src/report/report.ts';
 import type { SiteSync } from '../src/runs/sync-site.ts';
+import type { Language } from '../src/model/languages.ts';
 import { RunFailedError } from '../src/runs/context.ts';
 import { jobMark } from '../src/write/job-mark.ts';
-import { LanguageRef, syncRunName } from './sync-payload.ts';
+import { LanguageRef, pageOfJob, planJobId, syncRunName } from './sync-payload.ts';
 import { underLock, withPieceSync } from './sync-run.ts';
 import { SyncRunStore } from './sync-store.ts';
 
@@ -23,7 +24,7 @@ export const syncLanguageJob = defineJob({
       const plan = await store.plan(ref.lang);
       const report = await withPieceSync(deps, job, ref, { lang: ref.lang }, signal, async (sync) => {
         sync.report.merge(plan.report);
-        for (const [key, value] of Object.entries(await job.getChildrenValues<{ report: ReportJson }>())) if (/-page-\d+$/.test(key)) sync.report.merge(value.report);
+        for (const [key, value] of Object.entries(await job.getChildrenValues<{ report: ReportJson }>())) if (pageOfJob(key) !== undefined) sync.report.merge(value.report);
         await reportFailedPages(deps.redis, job, store, ref.lang, sync);
         await sync.retire(plan);
       });
@@ -37,8 +38,8 @@ export const syncLanguageJob = defineJob({
  * The language's planner failed every attempt: the source was not read whole, so nothing may be
  * retired; the run fails with the planner's reason (the pages it added were written).
  */
-async function throwIfPlanFailed(job: Job, ref: { runId: string; lang: string }): Promise<void> {
-  const failed = Object.entries(await job.getIgnoredChildrenFailures()).find(([key]) => key.endsWith(`:${ref.runId}-${ref.lang}-plan`));
+async function throwIfPlanFailed(job: Job, ref: { runId: string; lang: Language }): Promise<void> {
+  const failed = Object.entries(await job.getIgnoredChildrenFailures()).find(([key]) => key.endsWith(`:${planJobId(ref.runId, ref.lang)}`));
   if (failed) throw new RunFailedError('sync-plan-failed', `reading the source (${ref.lang}) failed: ${failed[1]}`);
 }
 
@@ -48,10 +49,10 @@ async function throwIfPlanFailed(job: Job, ref: { runId: string; lang: string })
  */
 async function reportFailedPages(redis: Redis, job: Job, store: SyncRunStore, lang: string, sync: SiteSync): Promise<void> {
   for (const [key, reason] of Object.entries(await job.getIgnoredChildrenFailures())) {
-    if (!/-page-\d+$/.test(key)) continue;
-    const i = Number(/-page-(\d+)$/.exec(key)?.[1]);
+    const i = pageOfJob(key);
+    if (i === undefined) continue;
     // A page Redis lost or that reads back corrupted: its events are unknown, said as a warning.
-    const page = Number.isInteger(i) ? await store.pageIfAny(lang, i).catch(() => undefined) : undefined;
+    const page = await store.pageIfAny(lang, i).catch(() => undefined);
     if (!page) {
       sync.report.warn(`page ${i} failed and its events are unknown: ${reason}`);
       continue;

@@ -42,3 +42,11 @@ export const FinishRef = RunRef.extend({ langs: z.array(Language), startedAt: z.
 
 /** The job of one language of a run (its retirement), which its planner adds the page jobs under. */
 export const languageJobId = (runId: string, lang: Language): string => `${runId}-${lang}`;
+export const planJobId = (runId: string, lang: Language): string => `${runId}-${lang}-plan`;
+export const pageJobId = (runId: string, lang: Language, page: number): string => `${runId}-${lang}-page-${page}`;
+
+/** The page a page job's id (or its Redis key) names; undefined for the run's other jobs. */
+export function pageOfJob(idOrKey: string): number | undefined {
+  const m = /-page-(\d+)$/.exec(idOrKey);
+  return m ? Number(m[1]) : undefined;
+}

@@ -2,7 +2,7 @@ import type { Language } from '../src/model/languages.ts';
 import { FlowAdder } from '../src/queue/flow.ts';
 import { defineJob } from '../src/queue/job-definition.ts';
 import type { PlanResume, SyncPage, SyncPlan } from '../src/runs/sync-site.ts';
-import { languageJobId, PlanRef, syncRunName, type RunRef } from './sync-payload.ts';
+import { languageJobId, pageJobId, PlanRef, syncRunName, type RunRef } from './sync-payload.ts';
 import { underLock, withPieceSync } from './sync-run.ts';
 import { SyncRunStore } from './sync-store.ts';
 
@@ -62,5 +62,5 @@ async function resumeFrom(store: SyncRunStore, lang: Language, add: (i: number) 
 function addPage(flow: FlowAdder, ref: RunRef & { lang: Language }, page: number): Promise<void> {
   const { runId, payload, lockKey, window, lang } = ref;
   const data = { runId, payload, lockKey, window, lang, page };
-  return flow.add({ name: 'sync-page', data, jobId: `${runId}-${lang}-page-${page}` }, { name: 'sync-language', jobId: languageJobId(runId, lang) });
+  return flow.add({ name: 'sync-page', data, jobId: pageJobId(runId, lang, page) }, { name: 'sync-language', jobId: languageJobId(runId, lang) });
 }

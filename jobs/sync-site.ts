@@ -5,7 +5,7 @@ import { defineJob, type JobDeps } from '../src/queue/job-definition.ts';
 import { acquireRunLock, keepRunLock, releaseRunLock } from '../src/queue/run-lock.ts';
 import { syncParams } from '../src/runs/options/sync-site.ts';
 import { SiteSync, syncReport, type SyncParams } from '../src/runs/sync-site.ts';
-import { dedupIdFor, languageJobId, resolveSyncPayload, syncRunName, SyncSitePayload, type RunRef } from './sync-payload.ts';
+import { dedupIdFor, languageJobId, planJobId, resolveSyncPayload, syncRunName, SyncSitePayload, type RunRef } from './sync-payload.ts';
 import { LOCK_TTL_MS, syncJobContext } from './sync-run.ts';
 
 /**
@@ -67,7 +67,7 @@ function syncFlow(base: RunRef, langs: Language[], startedAt: string): FlowNode 
       name: 'sync-language',
       data: { ...base, lang },
       jobId: languageJobId(base.runId, lang),
-      children: [{ name: 'sync-plan', data: { ...base, lang }, jobId: `${base.runId}-${lang}-plan` }],
+      children: [{ name: 'sync-plan', data: { ...base, lang }, jobId: planJobId(base.runId, lang) }],
     })),
   };
 }
