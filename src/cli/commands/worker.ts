@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { QueueEvents, type Job, type Queue } from 'bullmq';
 import { JOBS } from '../../../jobs/index.ts';
 import type { CalsyncConfig } from '../../config/schema.ts';
-import { JOB_KINDS, QUEUES, type Family, type QueueName } from '../../queue/names.ts';
+import { QUEUES, type Family, type QueueName } from '../../queue/names.ts';
 import { reconcileSchedulers } from '../../queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../queue/worker.ts';
 import { bullConnection } from '../../queue/connection.ts';
@@ -68,7 +68,8 @@ function registerEnqueue(program: Command, globals: () => GlobalOptions, setExit
   program
     .command('enqueue')
     .description('Add a job to the queue (a configured source/export/sync by name, or ad-hoc options) and optionally follow it')
-    .argument('<kind>', `job kind: ${Object.keys(JOB_KINDS).filter((k) => !k.includes('-chunk') && !k.includes('-finish') && k !== 'sync-page' && k !== 'sync-plan').join(', ')}`)
+    // A run's own jobs; the parts of a planned run (chunks, pages, planners, finishes) are added by its planner.
+    .argument('<kind>', `job kind: ${Object.values(JOBS).filter((d) => !d.part).map((d) => d.name).join(', ')}`)
     .argument('[location]', 'feed/file for ad-hoc imports')
     .option('--name <name>', 'configured source/export/sync name')
     .option('--site <site>', 'site for ad-hoc imports (REST root or config name)')
