@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { DEFAULT_NAMESPACE } from '../api/connection.ts';
+import { siteKeyFor } from './sites.ts';
 import { Language } from '../model/languages.ts';
 import { ConfigName, DateSpec, DateWindow, ImportFields, RunLanguage } from '../runs/options/common.ts';
 import { CsvFields, CsvKind } from '../runs/options/import-csv.ts';
@@ -147,15 +149,21 @@ export const CalsyncConfig = z
     };
     c.sources.forEach((s, i) => needSite(s.site, ['sources', i, 'site']));
     c.exports.forEach((s, i) => needSite(s.site, ['exports', i, 'site']));
-    // A config site and a URL are one site when they name the same REST root and namespace.
+    // A config site and a URL are one site when they name the same REST root and namespace: the
+    // key a run compares them by (src/config/sites.ts, syncParams), so a config that passes runs.
     const endpoint = (nameOrUrl: string) => {
       const site = c.sites.find((x) => x.name === nameOrUrl);
-      return `${(site?.restRoot ?? nameOrUrl).replace(/\/+$/, '')} ${site?.namespace ?? 'calendar/events/v1'}`;
+      try {
+        return siteKeyFor((site?.restRoot ?? nameOrUrl).replace(/\/+$/, ''), site?.namespace ?? DEFAULT_NAMESPACE);
+      } catch {
+        return undefined; // not a URL: needSite reported it
+      }
     };
     c.syncs.forEach((s, i) => {
       needSite(s.from, ['syncs', i, 'from']);
       needSite(s.to, ['syncs', i, 'to']);
-      if (endpoint(s.from) === endpoint(s.to)) ctx.addIssue({ code: 'custom', path: ['syncs', i, 'to'], message: `"${s.to}" is the same site as from "${s.from}": a sync copies one site into another (it would copy every event beside itself)` });
+      const from = endpoint(s.from);
+      if (from !== undefined && from === endpoint(s.to)) ctx.addIssue({ code: 'custom', path: ['syncs', i, 'to'], message: `"${s.to}" is the same site as from "${s.from}": a sync copies one site into another (it would copy every event beside itself)` });
     });
   });
 export type CalsyncConfig = z.infer<typeof CalsyncConfig>;

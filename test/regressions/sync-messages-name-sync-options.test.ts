@@ -54,4 +54,12 @@ describe('regression: sync failure messages named options sync does not have, an
     // The same REST root under another namespace is another site.
     expect(r.stderr).not.toContain('syncs[2]');
   });
+  it('regression: `config check` passed a sync whose target URL differed from its source only in the host\'s case, which every run refused', async () => {
+    const root = new URL(site.sandbox.url);
+    const sites = [{ name: 'a', restRoot: `http://localhost:${root.port}${root.pathname}` }];
+    const syncs = [{ name: 'by-url', from: 'a', to: `http://LOCALHOST:${root.port}${root.pathname}/` }];
+    const r = await runCli(['--config', writeConfig({ sites, syncs }), 'config', 'check'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`syncs[0].to: "http://LOCALHOST:${root.port}${root.pathname}/" is the same site as from "a"`);
+  });
 });
