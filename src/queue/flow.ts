@@ -1,6 +1,6 @@
 import { FlowProducer, type FlowJob } from 'bullmq';
 import { bullConnection } from './connection.ts';
-import { JOB_KINDS, JOB_RETRY, type JobKind, type QueueName } from './names.ts';
+import { JOB_KINDS, JOB_RETRY, type JobKind } from './names.ts';
 
 
 /** One job of a planned run: its kind, its payload, an id derived from the planner's, and its children. */
@@ -48,8 +48,7 @@ export class FlowAdder {
 
   async add(node: FlowNode, parent?: FlowParent): Promise<void> {
     const job = flowJob(node, parent !== undefined);
-    const queue: QueueName | undefined = parent && JOB_KINDS[parent.name];
-    if (parent) job.opts = { ...job.opts, parent: { id: parent.jobId, queue: `${this.prefix}:${queue}` } };
+    if (parent) job.opts = { ...job.opts, parent: { id: parent.jobId, queue: `${this.prefix}:${JOB_KINDS[parent.name]}` } };
     await this.flow.add(job);
   }
 
