@@ -489,20 +489,25 @@ export class SiteWriter {
       this.o.dryRun || unknown.length === 0 ? undefined : this.o.ledger.retirements('events', unknown.map((p) => p.slug)),
     ]);
     const recording: Promise<void>[] = [];
-    // Twice as many tasks as request slots: an event whose new venue/organizer another event is
-    // creating inline waits for it before taking a slot (othersClaims), and meanwhile the slot
-    // carries the next event to the site instead of idling for a whole request. The claims an
-    // event carries itself are taken as it is dispatched (in plan order), before that wait.
-    await mapConcurrent(rest, 2 * this.o.concurrency, async (p) => {
-      // A cancelled run (a worker's shutdown) stops at the next write, not at the end of a batch
-      // that may hold the whole feed; what was written is in the ledger, a rerun does the rest.
-      this.o.signal?.throwIfAborted();
+    // Every event of the batch queues for a request slot at once, in plan order: the slots are
+    // first come first served, so this batch's writes all go before those of the batch planned
+    // after it, which the run overlaps with this one (import-ics.ts). Fed a few at a time, two
+    // batches took turns, ended together, and left the site idle while the next two were
+    // planned. An event whose new venue/organizer another event is creating inline waits for it
+    // before queueing (othersClaims); the claims an event carries itself are taken first, in
+    // plan order, so it only ever waits for claims taken before its turn.
+    await Promise.all(rest.map(async (p) => {
       const entry = known.get(p.slug);
       const back = retired?.get(p.slug);
       const mine = back ? undefined : this.takeInline(p, entry);
       const inline = mine && { mine, ids: await othersClaims(p, mine) };
-      await this.writeSlots.run(() => this.writeOne(p, entry, recording, inline, back));
-    });
+      await this.writeSlots.run(() => {
+        // A cancelled run (a worker's shutdown) stops at the next write, not at the end of a batch
+        // that may hold the whole feed; what was written is in the ledger, a rerun does the rest.
+        this.o.signal?.throwIfAborted();
+        return this.writeOne(p, entry, recording, inline, back);
+      });
+    }));
     await Promise.all(recording);
   }
 
