@@ -1,3 +1,4 @@
+import { getCompileCacheDir } from 'node:module';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { IcsError, icsErrorFrom } from './errors.ts';
 import type { IcsNormalizeOptions, IcsNormalizeResult } from './normalize.ts';
@@ -6,6 +7,7 @@ import { WireDecoder } from './wire.ts';
 import type { EventDraft, Normalized } from '../../model/draft.ts';
 import type { DraftKeys } from '../../write/draft-keys.ts';
 import type { ReusedGroupMeta } from './reuse.ts';
+import type { ParseThreadData } from './parse-thread.ts';
 
 /**
  * Feed parsing in a worker thread with its own heap limit and a time limit, so that a feed that needs
@@ -23,7 +25,7 @@ export interface IcsParseLimits {
 
 const DEFAULT_HEAP_MB = 1024;
 const DEFAULT_TIMEOUT_MS = 120_000;
-const ENTRY = new URL('./parse-worker.ts', import.meta.url);
+const ENTRY = new URL('./parse-thread.ts', import.meta.url);
 
 /** Process-wide defaults an operator can set without touching each source (env beats the built-in). */
 function fromEnv(name: string, fallback: number): number {
@@ -51,7 +53,9 @@ const IDLE_MS = 15_000;
 let idle: { worker: Worker; heapMb: number; timer: NodeJS.Timeout } | undefined;
 
 function spawn(maxHeapMb: number): Worker {
+  const compileCache = getCompileCacheDir();
   const worker = new Worker(ENTRY, {
+    workerData: (compileCache ? { compileCache } : {}) satisfies ParseThreadData,
     resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(maxHeapMb / 8))) },
   });
   // While idle nobody else listens: an error then must not become an uncaught 'error' event.
