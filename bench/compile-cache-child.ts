@@ -1,6 +1,6 @@
 /**
  * Fills Node's compile cache for the parser thread, as any earlier run on the machine has
- * (bench/import-ics.ts runs this first, in a process of its own, so that no warm parser thread
+ * (bench/lib.ts likeTheCli runs this in a process of its own, so that no warm parser thread
  * is left behind for the import it measures).
  */
 import { enableCompileCache, getCompileCacheDir } from 'node:module';

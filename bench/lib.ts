@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { enableCompileCache } from 'node:module';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
@@ -59,4 +60,16 @@ export function printTable(scenarios: Scenario[]): string {
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(w[i]!)).join(' | ')} |`;
   return [line(head), `|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+let cacheFilled: Promise<unknown> | undefined;
+
+/**
+ * Imports run as the CLI and the queue worker run them (src/cli/main.ts): with Node's compile cache
+ * on, and filled as any earlier run on the machine has filled it (bench/compile-cache-child.ts, in a
+ * process of its own, so no warm parser thread is left for the run measured). Once per process.
+ */
+export function likeTheCli(): Promise<unknown> {
+  enableCompileCache();
+  return (cacheFilled ??= inChild('./compile-cache-child.ts'));
 }

@@ -36,7 +36,7 @@ import { generateIcsFeed } from '../test/support/generate-ics.ts';
 import { mapConcurrent } from '../src/util/pool.ts';
 import { kitAvailable, kitScratchDir, kitScript, resetKitSite, sitesFromEnv, startKitSite, stopKit, type RealSite } from '../test/real/support/kit.ts';
 import { benchRedis, staticServer } from './env.ts';
-import { round, timed, type Scenario } from './lib.ts';
+import { likeTheCli, round, timed, type Scenario } from './lib.ts';
 import { prepareReplay, recordingProxy, replayEvents, replayLinked, type BareSite } from './real-site-replay.ts';
 import { inFlight } from './slow-site.ts';
 import { cpuSeconds, cpuShares } from './cpu-share.ts';
@@ -155,6 +155,7 @@ async function importOnce(site: RealSite, proxyRoot: string, spans: Span[]) {
 
 async function measure(site: RealSite): Promise<Scenario[]> {
   const reset = () => (site.kit ? resetKitSite(site.kit) : Promise.resolve());
+  await likeTheCli();
   const proxy = await recordingProxy(new URL(site.url).origin);
   try {
     const proxyRoot = proxy.url + new URL(site.url).pathname;
