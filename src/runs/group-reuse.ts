@@ -163,13 +163,18 @@ export class GroupReuse {
     if (items.length > run.maxEntries) return;
     const written = writtenSlugs(run.report);
     const next: Records = { v: 2, links: {}, groups: {} };
-    // Drafts share their venue, organizer and term objects: each object's key is hashed once.
-    const keys = new WeakMap<object, string>();
-    const keep = (kind: GroupLinkKind, d: GroupLinkDraft): string => {
-      let key = keys.get(d);
-      if (key === undefined) keys.set(d, (key = linkKeyOf(kind, d)));
-      next.links[key] ??= d;
-      return key;
+    // Drafts share their venue, organizer and term objects: each object's key is hashed, and its
+    // id looked up, once (a first import of 17k occurrences spent 80-90 ms here, after its last write).
+    const linked = new WeakMap<object, [string, number] | null>();
+    const link = (kind: GroupLinkKind, d: GroupLinkDraft): [string, number] | null => {
+      let got = linked.get(d);
+      if (got === undefined) {
+        const id = writer.linkIdNow(kind, d);
+        got = id === undefined ? null : [linkKeyOf(kind, d), id];
+        linked.set(d, got);
+      }
+      if (got) next.links[got[0]] ??= d;
+      return got;
     };
     for (const g of reused) {
       const r = this.offered.get(g.hash)!;
@@ -178,7 +183,7 @@ export class GroupReuse {
     }
     const w = windowSeconds(window);
     for (const g of recordable) {
-      const r = groupRecord(g, w, { items, written }, writer, keep);
+      const r = groupRecord(g, w, { items, written }, writer, link);
       if (r) next.groups[g.hash] = r;
     }
     await this.state.set(this.key, next);
@@ -207,17 +212,15 @@ function groupRecord(
   g: RecordableGroup,
   w: { from: number; to: number },
   run: { items: readonly Normalized<EventDraft>[]; written: ReadonlyMap<string, number> },
-  writer: SiteWriter,
-  keep: (kind: GroupLinkKind, d: GroupLinkDraft) => string,
+  writer: Pick<SiteWriter, 'slugOf'>,
+  link: (kind: GroupLinkKind, d: GroupLinkDraft) => [string, number] | null,
 ): GroupRecord | undefined {
   const drafts: GroupRecord['drafts'] = [];
   const links = new Map<string, [string, number]>();
-  const link = (kind: GroupLinkKind, d: GroupLinkDraft): boolean => {
-    const id = writer.linkIdNow(kind, d);
-    if (id === undefined) return false;
-    const key = keep(kind, d);
-    links.set(key, [key, id]);
-    return true;
+  const settled = (kind: GroupLinkKind, d: GroupLinkDraft): boolean => {
+    const got = link(kind, d);
+    if (got) links.set(got[0], got);
+    return got !== null;
   };
   for (let i = g.start; i < g.end; i++) {
     const it = run.items[i]!;
@@ -227,11 +230,10 @@ function groupRecord(
     const siteId = run.written.get(slug);
     if (siteId === undefined) return undefined;
     if (keptTerms(d.categories) !== d.categories || keptTerms(d.tags) !== d.tags) return undefined;
-    const linked = [
-      ...d.categories.map((t) => link('categories', t)), ...d.tags.map((t) => link('tags', t)),
-      ...(d.venue ? [link('venues', d.venue)] : []), ...d.organizers.map((o) => link('organizers', o)),
-    ];
-    if (linked.includes(false)) return undefined;
+    const all =
+      d.categories.every((t) => settled('categories', t)) && d.tags.every((t) => settled('tags', t)) &&
+      (!d.venue || settled('venues', d.venue)) && d.organizers.every((o) => settled('organizers', o));
+    if (!all) return undefined;
     const vi = g.lines.indexOf(d.origin.line ?? -1);
     if (vi < 0) return undefined;
     const uid = d.origin.uid ?? null;
