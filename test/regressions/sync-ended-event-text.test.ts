@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { runSiteSync, type SyncParams } from '../../src/runs/sync-site.ts';
 import { copiedSlug } from '../../src/sources/site/normalize.ts';
 import type { EventRecord } from '../../src/api/index.ts';
-import { testPrefix, testRedis } from '../support/redis.ts';
-import { testSite } from '../support/site.ts';
+import { testPrefix } from '../support/redis.ts';
+import { useSitePair, type TestSite } from '../support/site-pair.ts';
 
 /**
  * Found syncing one real TEC site into another: a source event that had already ended arrived with
@@ -13,8 +13,8 @@ import { testSite } from '../support/site.ts';
  * too: test/contract/wp-v2-ended.test.ts), so the sync's raw-text read found none for them.
  */
 describe('regression: a sync copied the rendered text of events that had already ended', () => {
-  let source: Awaited<ReturnType<typeof testSite>>;
-  let target: Awaited<ReturnType<typeof testSite>>;
+  let source: TestSite;
+  let target: TestSite;
   let redis: Redis;
   const basic = (s: typeof target) => `Basic ${Buffer.from(`${s.sandbox.user}:${s.sandbox.password}`).toString('base64')}`;
   /** What the target stores, read by id (the list would leave an ended event out). */
@@ -34,16 +34,7 @@ describe('regression: a sync copied the rendered text of events that had already
     settledMs: 0,
   });
 
-  beforeAll(async () => {
-    redis = testRedis();
-    source = await testSite();
-    target = await testSite();
-  }, 60_000);
-  afterAll(async () => {
-    await source.close();
-    await target.close();
-    await redis.quit();
-  });
+  useSitePair((pair) => ({ source, target, redis } = pair));
 
   it('an ended event and an upcoming one both arrive as typed, without a warning', async () => {
     const typed = { title: `AGF Aarhus 0 - 3 Barça "edited"`, description: `Goles: 0 - 1, it's Giovanni` };

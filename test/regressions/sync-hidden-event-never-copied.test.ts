@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { runSiteSync, type SyncParams } from '../../src/runs/sync-site.ts';
 import { copiedSlug } from '../../src/sources/site/normalize.ts';
 import type { EventRecord } from '../../src/api/index.ts';
-import { testPrefix, testRedis } from '../support/redis.ts';
+import { testPrefix } from '../support/redis.ts';
 import { testSite } from '../support/site.ts';
+import { useSitePair, type TestSite } from '../support/site-pair.ts';
 
 /**
  * Found syncing one real TEC site into another: an event hidden from listings when it was created
@@ -14,9 +15,8 @@ import { testSite } from '../support/site.ts';
  * once, and again only once it has changed.
  */
 describe('regression: an event hidden from listings before its first sync was never copied', () => {
-  type Site = Awaited<ReturnType<typeof testSite>>;
-  let source: Site;
-  let target: Site;
+  let source: TestSite;
+  let target: TestSite;
   let redis: Redis;
   const params = (over: Partial<SyncParams> = {}): SyncParams => ({
     from: { ...source.site, key: 'src', name: 'source' },
@@ -31,16 +31,7 @@ describe('regression: an event hidden from listings before its first sync was ne
   });
   const byId = () => source.sandbox.stats().byRoute['GET /events/:id'] ?? 0;
 
-  beforeAll(async () => {
-    redis = testRedis();
-    source = await testSite();
-    target = await testSite();
-  }, 60_000);
-  afterAll(async () => {
-    await source.close();
-    await target.close();
-    await redis.quit();
-  });
+  useSitePair((pair) => ({ source, target, redis } = pair));
 
   it('a hidden event is copied (still hidden); an unlisted event that is not hidden is read once', async () => {
     const ctx = { redis, prefix: testPrefix() };

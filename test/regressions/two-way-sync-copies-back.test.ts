@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { runSiteSync, type SyncParams } from '../../src/runs/sync-site.ts';
 import type { EventRecord } from '../../src/api/index.ts';
-import { testPrefix, testRedis } from '../support/redis.ts';
-import { testSite } from '../support/site.ts';
+import { testPrefix } from '../support/redis.ts';
+import { useSitePair, type TestSite } from '../support/site-pair.ts';
 
 /**
  * Found syncing two real TEC sites both ways (a → b, then b → a): the second sync copied every event
@@ -12,11 +12,11 @@ import { testSite } from '../support/site.ts';
  * opposite sync wrote are now left out, with one warning.
  */
 describe('regression: a two-way sync copied every event back to the site it came from', () => {
-  type Site = Awaited<ReturnType<typeof testSite>>;
+  type Site = TestSite;
   let a: Site;
   let b: Site;
   let redis: Redis;
-  let prefix: string;
+  const prefix = testPrefix();
   const params = (from: Site, fromKey: string, to: Site, toKey: string): SyncParams => ({
     from: { ...from.site, key: fromKey, name: fromKey },
     to: { ...to.site, key: toKey, name: toKey, concurrency: 4 },
@@ -29,17 +29,7 @@ describe('regression: a two-way sync copied every event back to the site it came
   });
   const slugs = (s: Site) => (s.sandbox.dump('en').events as EventRecord[]).filter((e) => e.status === 'publish').map((e) => e.slug).sort();
 
-  beforeAll(async () => {
-    redis = testRedis();
-    prefix = testPrefix();
-    a = await testSite();
-    b = await testSite();
-  }, 60_000);
-  afterAll(async () => {
-    await a.close();
-    await b.close();
-    await redis.quit();
-  });
+  useSitePair((pair) => ({ source: a, target: b, redis } = pair));
 
   it("each site ends with its own events and one copy of the other's, pass after pass", async () => {
     await a.client.events.create({ title: 'Concert', description: 'In a', start_date: '2030-05-01 20:00:00', end_date: '2030-05-01 22:00:00' } as never);

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { runSiteSync, SiteSync, syncReport, type SyncPage, type SyncParams } from '../../src/runs/sync-site.ts';
 import type { ReportJson } from '../../src/report/report.ts';
 import { mapConcurrent } from '../../src/util/pool.ts';
 import { testPrefix, testRedis } from '../support/redis.ts';
 import { testSite } from '../support/site.ts';
+import { useSitePair, type TestSite } from '../support/site-pair.ts';
 
 const EVENTS = 24;
 const PAGE = 3; // 8 pages
@@ -23,16 +24,14 @@ function peakOverlap(spans: { from: number; to: number }[]): number {
 // texts, then the raw venue texts, one round trip after another, which made it most of a queued
 // sync at 50 ms latency (4 worker processes could not help).
 describe('sync planner: pages planned side by side', () => {
-  let source: Awaited<ReturnType<typeof testSite>>;
-  let target: Awaited<ReturnType<typeof testSite>>;
+  let source: TestSite;
+  let target: TestSite;
   let redis: Redis;
   const requests: { route: string; from: number; to: number }[] = [];
   let report: ReportJson;
 
+  useSitePair((pair) => ({ source, target, redis } = pair), { target: { latencyMs: LATENCY_MS } });
   beforeAll(async () => {
-    redis = testRedis();
-    source = await testSite();
-    target = await testSite({ latencyMs: LATENCY_MS });
     const c = source.client;
     const venue = await c.venues.create({ venue: 'Planner Hall', city: 'Springfield' } as never);
     const organizer = await c.organizers.create({ organizer: 'Planner Org', email: 'org@example.org' } as never);
@@ -59,11 +58,6 @@ describe('sync planner: pages planned side by side', () => {
     };
     report = await runSiteSync(p, { redis, prefix: testPrefix(), onRequest });
   }, 120_000);
-  afterAll(async () => {
-    await source.close();
-    await target.close();
-    await redis.quit();
-  });
 
   it('regression: the planner read one source page at a time (raw event texts never overlapped)', () => {
     const raw = requests.filter((r) => r.route === 'src GET /wp/v2/tribe_events');

@@ -1,17 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { runSiteSync, type SyncParams } from '../../src/runs/sync-site.ts';
 import { copiedSlug } from '../../src/sources/site/normalize.ts';
 import type { EventRecord } from '../../src/api/index.ts';
-import { testPrefix, testRedis } from '../support/redis.ts';
-import { testSite } from '../support/site.ts';
+import { testPrefix } from '../support/redis.ts';
+import { useSitePair, type TestSite } from '../support/site-pair.ts';
 
 /** Defects only real sites showed (issue 12), reproduced on sandboxes that now answer like them. */
 describe('sync: what real sites revealed', () => {
-  let source: Awaited<ReturnType<typeof testSite>>;
-  let target: Awaited<ReturnType<typeof testSite>>;
+  let source: TestSite;
+  let target: TestSite;
   let redis: Redis;
-  let prefix: string;
+  const prefix = testPrefix();
   const params = (extra: Partial<SyncParams> = {}): SyncParams => ({
     from: { ...source.site, key: 'src', name: 'source' },
     to: { ...target.site, concurrency: 4 },
@@ -33,17 +33,7 @@ describe('sync: what real sites revealed', () => {
   };
   const at = (day: number) => ({ start_date: `2031-03-${String(day).padStart(2, '0')} 19:00:00`, end_date: `2031-03-${String(day).padStart(2, '0')} 21:00:00`, timezone: 'Europe/Berlin' });
 
-  beforeAll(async () => {
-    redis = testRedis();
-    prefix = testPrefix();
-    source = await testSite();
-    target = await testSite();
-  }, 60_000);
-  afterAll(async () => {
-    await source.close();
-    await target.close();
-    await redis.quit();
-  });
+  useSitePair((pair) => ({ source, target, redis } = pair));
 
   it('regression: titles changed on sync (Tom\'s "late" set arrived as Tom’s “late” set)', async () => {
     const typed = { title: `Tom's "late" set -- A & B`, description: `He said "hi" -- it's <b>bold</b> & fine`, excerpt: `Short 'n' "sweet"` };

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { runSiteSync, type SyncParams } from '../../src/runs/sync-site.ts';
 import { copiedSlug, DRAFT_VERSION } from '../../src/sources/site/normalize.ts';
@@ -6,18 +6,18 @@ import { eventVenue, type EventRecord } from '../../src/api/index.ts';
 import type { Language } from '../../src/model/languages.ts';
 import { mapConcurrent } from '../../src/util/pool.ts';
 import { ledgerKey } from '../../src/write/ledger.ts';
-import { testPrefix, testRedis } from '../support/redis.ts';
-import { testSite } from '../support/site.ts';
+import { testPrefix } from '../support/redis.ts';
+import { useSitePair, type TestSite } from '../support/site-pair.ts';
 import { seedSite, type Seeded } from '../support/seed.ts';
 
 const LANGS: Language[] = ['en', 'fr', 'de'];
 const PER_LANG = 667; // ~2000 events in all
 
 describe('sync from one sandbox site into another', () => {
-  let source: Awaited<ReturnType<typeof testSite>>;
-  let target: Awaited<ReturnType<typeof testSite>>;
+  let source: TestSite;
+  let target: TestSite;
   let redis: Redis;
-  let prefix: string;
+  const prefix = testPrefix();
   let seeded: Record<string, Seeded>;
   const params = (lang: Language): SyncParams => ({
     from: { ...source.site, key: 'src', name: 'source' },
@@ -37,18 +37,10 @@ describe('sync from one sandbox site into another', () => {
   };
   const live = (lang: string) => (target.sandbox.dump(lang).events as EventRecord[]).filter((e) => e.status !== 'trash');
 
+  useSitePair((pair) => ({ source, target, redis } = pair));
   beforeAll(async () => {
-    redis = testRedis();
-    prefix = testPrefix();
-    source = await testSite();
-    target = await testSite();
     seeded = await seedSite(source.client, LANGS, PER_LANG);
   }, 120_000);
-  afterAll(async () => {
-    await source.close();
-    await target.close();
-    await redis.quit();
-  });
 
   it('first sync: the target matches the source field by field, with ids mapped', async () => {
     const reports = await syncAll();
