@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { wpV2Get, wpV2Route } from './wp-v2.ts';
+import { wpV2Delete, wpV2Get, wpV2Route } from './wp-v2.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LANGUAGES } from '../model/languages.ts';
 import { authenticate, type Credentials } from './auth.ts';
@@ -198,7 +198,7 @@ interface SandboxRequest {
   authed: boolean;
 }
 
-/** The site index, `users/me` and the wp/v2 post lists; true when the request was one of those. */
+/** The site index, `users/me`, the wp/v2 post lists and their deletes; true when the request was one of those. */
 function outsideNamespace(deps: ServerDeps, res: ServerResponse, r: SandboxRequest & { wpType: ReturnType<typeof wpV2Route> }): boolean {
   const { method, target, authed } = r;
   if (target.restPath === '') {
@@ -216,6 +216,11 @@ function outsideNamespace(deps: ServerDeps, res: ServerResponse, r: SandboxReque
     const reply = wpV2Get(deps.store, deps.site, r.wpType, query, authed, target.langSegment ?? queryLang);
     const answer = filterFields(reply, requestedFields(query));
     send(res, answer.status, answer.body, reply.headers);
+    return true;
+  }
+  if (r.wpType && method === 'DELETE') {
+    const reply = wpV2Delete(deps.store, r.wpType, parsePhpQuery(r.url.searchParams), authed);
+    send(res, reply.status, reply.body);
     return true;
   }
   return false;

@@ -225,6 +225,13 @@ export class Store {
     }
   }
 
+  /** Deletes a post for good (WordPress core's `DELETE /wp/v2/<type>/<id>?force=true`): events that linked it keep the dangling id. */
+  deletePost(rec: PostRecord): void {
+    this.unindex(rec);
+    this.mapOf(rec.kind).delete(rec.id);
+    this.touched();
+  }
+
   addTerm(term: TermRecord): void {
     this.terms.set(term.id, term);
     this.touched();

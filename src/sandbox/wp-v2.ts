@@ -2,7 +2,7 @@ import { nowWall, type Reply, type SiteConfig } from './context.ts';
 import { wallOf } from './dates.ts';
 import { ApiError, invalidParams } from './errors.ts';
 import { isSet, toList, toPositiveInt, type Params } from './params.ts';
-import type { EventRecord, PostBase } from './records.ts';
+import type { EventRecord, PostBase, PostRecord } from './records.ts';
 import type { Store } from './store.ts';
 
 /**
@@ -67,6 +67,23 @@ function wpV2One(store: Store, type: PostType, id: number, query: Params, authed
   if (context === 'edit' && !authed) throw new ApiError(401, 'rest_forbidden_context', 'Sorry, you are not allowed to edit this post.');
   if (rec.status !== 'publish' && !authed) throw new ApiError(401, 'rest_forbidden', 'Sorry, you are not allowed to view this post.');
   return { status: 200, body: render(rec, type, context === 'edit') };
+}
+
+/**
+ * `DELETE /wp/v2/<type>/<id>?force=true`: the post deleted for good, as WordPress core does it
+ * (`{deleted: true, previous}`). Events that linked a venue or organizer so deleted keep its id,
+ * which every later write naming it is refused for (400 `rest_invalid_param` venue/organizer), and
+ * `GET /venues/<id>` answers 400 `rest_invalid_param` id (test/contract/linked-deleted.test.ts).
+ * Without `force` core would move the post to the trash; only the v1 routes do that here.
+ */
+export function wpV2Delete(store: Store, route: WpV2Route, query: Params, authed: boolean): Reply {
+  if (!authed) throw new ApiError(401, 'rest_cannot_delete', 'Sorry, you are not allowed to delete this post.');
+  const rec = route.id === undefined ? undefined : (store[TYPES[route.type]] as Map<number, PostBase>).get(route.id);
+  if (!rec) throw new ApiError(404, 'rest_post_invalid_id', 'Invalid post ID.');
+  if (query.force !== true && query.force !== 'true' && query.force !== '1') throw new ApiError(501, 'rest_trash_not_supported', 'The sandbox deletes wp/v2 posts for good only (force=true); the v1 routes move them to the trash.');
+  const previous = render(rec, route.type, true);
+  store.deletePost(rec as PostRecord);
+  return { status: 200, body: { deleted: true, previous } };
 }
 
 /** An event the list leaves out: it ended before the site's local now (compared as TEC does, wall clock to wall clock). */
