@@ -134,6 +134,21 @@ export class RunReport {
     this.items.push(item);
   }
 
+  /**
+   * Takes back what this report said of a record earlier in the run (a venue taken as unchanged
+   * from the ledger, then created again because the site no longer had it: src/write/linked.ts
+   * goneForGood), so that the record is read once, as what happened to it in the end.
+   */
+  withdraw(kind: ItemReport['kind'], slug: string): void {
+    if (this.#deferred(() => this.withdraw(kind, slug))) return;
+    const i = this.items.findIndex((it) => it.kind === kind && it.slug === slug);
+    if (i < 0) return;
+    const [gone] = this.items.splice(i, 1);
+    const c = this.counts[kind];
+    c[gone!.outcome]--;
+    if (gone!.outcome !== 'retired') c.read--;
+  }
+
   /** A warning, once: a run folded from many jobs (CSV chunks, sync pages) has each say it in its own report. */
   warn(message: string): void {
     if (this.#warned.has(message)) return;

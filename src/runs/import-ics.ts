@@ -289,7 +289,9 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
     // The parser kept the occurrences overlapping the window: those are the ones that can have vanished.
     await writer.retire({ policy: p.retire, window: { ...p.window, rule: 'overlap' }, maxShare: p.maxRetireShare, force: p.forceRetire });
     throwIfSiteDown(client);
-    const clean = report.exitCode() === 0;
+    // A venue/organizer created again in place of one the site lost leaves the events this run did
+    // not write on the old id: not clean, so the next run does not skip the feed and relinks them.
+    const clean = report.exitCode() === 0 && writer.linked.recreated === 0;
     if (clean && run.reuse && feed.groups) await run.reuse.record(feed.groups.recordable, feed.groups.reused, { window: p.window, items, writer, report, maxEntries: LEDGER_SNAPSHOT_MAX });
     if (!p.dryRun) await last.state.set(last.key, { ...done, processedAt: new Date().toISOString(), clean, ...(ctx.jobMark ? { job: ctx.jobMark } : {}) } satisfies FetchState);
   } finally {

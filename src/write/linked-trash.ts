@@ -1,8 +1,15 @@
+import { eventFingerprint } from './body.ts';
 import { linkedNoun, type LinkedKind } from './linked-writes.ts';
 import type { PlannedWrite } from './writer.ts';
 
-/** LinkedResolver.usable: whether an event write may link this venue/organizer (false: in the site's trash). */
-export type Usable = (kind: LinkedKind, id: number) => Promise<boolean>;
+/**
+ * What an event write links for a venue/organizer id of its plan: that id, the record created again
+ * in its place (the site no longer had it at all), or nothing, and why.
+ */
+export type LinkUse = { id: number } | { left: 'trash' | 'gone' };
+
+/** LinkedResolver.usable. */
+export type Usable = (kind: LinkedKind, id: number) => Promise<LinkUse>;
 
 /**
  * A venue or organizer calsync created (or linked) that someone trashed on the site stays
@@ -19,16 +26,27 @@ export type Usable = (kind: LinkedKind, id: number) => Promise<boolean>;
  */
 export async function confirmLinks(p: PlannedWrite, usable: Usable): Promise<PlannedWrite> {
   const notes: string[] = [];
-  const keep = async (kind: LinkedKind, id: number): Promise<boolean> => {
-    if (await usable(kind, id)) return true;
-    notes.push(`written without its ${linkedNoun(kind)} id ${id}, which is in the site's trash`);
-    return false;
+  let replaced = false;
+  const linked = async (kind: LinkedKind, id: number): Promise<number | undefined> => {
+    const use = await usable(kind, id);
+    if ('id' in use) {
+      replaced ||= use.id !== id;
+      return use.id;
+    }
+    notes.push(`written without its ${linkedNoun(kind)} id ${id}, which ${use.left === 'trash' ? "is in the site's trash" : 'the site no longer has'}`);
+    return undefined;
   };
-  const venue = p.body.venue !== undefined && (await keep('venues', p.body.venue)) ? p.body.venue : undefined;
+  const venue = p.body.venue === undefined ? undefined : await linked('venues', p.body.venue);
   const organizer: number[] = [];
-  for (const id of p.body.organizer) if (await keep('organizers', id)) organizer.push(id);
-  if (notes.length === 0) return p;
+  for (const id of p.body.organizer) {
+    const kept = await linked('organizers', id);
+    if (kept !== undefined) organizer.push(kept);
+  }
+  if (notes.length === 0 && !replaced) return p;
   const body = { ...p.body, organizer };
   if (venue === undefined) delete body.venue;
-  return { ...p, body, notes: [...p.notes, ...notes] };
+  else body.venue = venue;
+  // A record created again in place of one the site lost is what the ledger should hold: the
+  // fingerprint follows the body sent. One in the trash keeps the plan's (see above).
+  return { ...p, body, notes: [...p.notes, ...notes], ...(replaced ? { fp: eventFingerprint(body, p.slug) } : {}) };
 }

@@ -13,6 +13,7 @@ import type { RunReport } from '../report/report.ts';
 import { SiteIndex } from './site-index.ts';
 import { InlineClaim, type Link, type LinkedKind, type LinkedRecord } from './inline.ts';
 import { Settled, UNSETTLED } from './settled.ts';
+import type { LinkUse } from './linked-trash.ts';
 
 export interface LinkedResolverOptions {
   lang?: Language;
@@ -37,6 +38,20 @@ export interface LinkedResolverOptions {
 }
 
 export type AdoptLinked = 'link' | 'overwrite';
+
+/**
+ * A venue/organizer of the ledger linked without a request (see `unchecked`), with what creates it
+ * again if the site no longer has it (goneForGood): none for one the ledger has in the site's trash.
+ */
+interface Unchecked {
+  kind: LinkedKind;
+  key: string;
+  name: string;
+  entry: LedgerEntry;
+  body?: LinkedBody;
+  origin?: Origin;
+  explicitSlug?: string;
+}
 
 
 /** The slugs a venue/organizer of this name can have on the site: the source's, then the one WordPress derives from the name. */
@@ -89,11 +104,17 @@ export class LinkedResolver {
    * those the ledger has as in the site's trash, by `kind:id`: checked on the site once per run
    * when an event write is about to link them (usable).
    */
-  private readonly unchecked = new Map<string, { kind: LinkedKind; key: string; name: string; entry: LedgerEntry }>();
-  private readonly checks = new Map<string, Promise<boolean>>();
+  private readonly unchecked = new Map<string, Unchecked>();
+  private readonly checks = new Map<string, Promise<LinkUse>>();
   /** Venues/organizers (`kind:id`) this run wrote or read on the site: no event write needs to look at them again. */
   private readonly seenOnSite = new Set<string>();
   private readonly warned = new Set<string>();
+  /**
+   * Venues/organizers this run created again because the site no longer had them (goneForGood):
+   * the events this run did not write still name the old id, so the run is not done with the feed
+   * (an ICS import then does not count as clean: the next run writes those events, linked again).
+   */
+  recreated = 0;
 
   constructor(client: CalendarClient, ledger: Ledger, opts: LinkedResolverOptions) {
     this.client = client;
@@ -412,7 +433,7 @@ export class LinkedResolver {
     const when = found ? '' : ' when calsync last looked';
     report.add({ kind, slug: known.slug ?? key, outcome: 'skipped', siteId: known.id, reason: `in the site's trash${when}: not written nor created again, and no event links it while it is there` });
     if (found) {
-      this.checks.set(k, Promise.resolve(false));
+      this.checks.set(k, Promise.resolve({ left: 'trash' }));
       this.warnTrashed(kind, name, known.id);
       if (!this.opts.dryRun) await this.ledger.set(kind, key, { ...known, trashed: true });
     }
@@ -435,38 +456,62 @@ export class LinkedResolver {
    * trashed is recorded and reported; one the ledger had as trashed and that is back is recorded
    * as back.
    */
-  usable(kind: LinkedKind, id: number): Promise<boolean> {
+  usable(kind: LinkedKind, id: number): Promise<LinkUse> {
     const k = `${kind}:${id}`;
-    if (this.opts.dryRun || this.seenOnSite.has(k)) return Promise.resolve(true);
+    if (this.opts.dryRun || this.seenOnSite.has(k)) return Promise.resolve({ id });
     let check = this.checks.get(k);
     // An id this run did not resolve at all comes from a plan another job made (a queued sync's pages): looked at the same way.
     if (!check) this.checks.set(k, (check = this.checkUsable(kind, id, this.unchecked.get(k))));
     return check;
   }
 
-  private async checkUsable(kind: LinkedKind, id: number, known?: { key: string; name: string; entry: LedgerEntry }): Promise<boolean> {
-    const trashed = await this.inSiteTrash(kind, id);
+  private async checkUsable(kind: LinkedKind, id: number, known?: Unchecked): Promise<LinkUse> {
+    const state = await this.siteState(kind, id);
+    if (state === 'gone') return this.goneForGood(kind, id, known);
+    const trashed = state === 'trash';
     if (trashed) this.warnTrashed(kind, known?.name, id);
-    if (!known || trashed === !!known.entry.trashed) return !trashed;
+    const use: LinkUse = trashed ? { left: 'trash' } : { id };
+    if (!known || trashed === !!known.entry.trashed) return use;
     const { trashed: _was, ...rest } = known.entry;
     await this.ledger.set(kind, known.key, trashed ? { ...known.entry, trashed: true } : rest);
-    return !trashed;
+    return use;
   }
 
-  private async inSiteTrash(kind: LinkedKind, id: number): Promise<boolean> {
+  private async siteState(kind: LinkedKind, id: number): Promise<'there' | 'trash' | 'gone'> {
     const index = this.opts.index;
     let wanted = 0;
     for (const u of this.unchecked.values()) if (u.kind === kind) wanted++;
     const listed = await index?.linked(kind, wanted);
     // The listing holds every status but the trash: a record it lists is not in it.
-    if (listed) for (const e of listed.values()) if (e.id === id) return false;
+    if (listed) for (const e of listed.values()) if (e.id === id) return 'there';
     const res = linkedRoute(this.client, kind);
     try {
-      return (await res.get(id, { lang: this.opts.lang })).status === 'trash';
+      return (await res.get(id, { lang: this.opts.lang })).status === 'trash' ? 'trash' : 'there';
     } catch (err) {
-      // Deleted for good, or unreadable: the write goes on as it would have (and says so if the site refuses the id).
-      return goneAs(err) === 'trashed';
+      // Unreadable: the write goes on as it would have (and says so if the site refuses the id).
+      const gone = goneAs(err);
+      return gone === 'trashed' ? 'trash' : gone === 'deleted' ? 'gone' : 'there';
     }
+  }
+
+  /**
+   * A venue/organizer the site no longer has at all (deleted for good, its trash emptied, a site
+   * restored from an older backup), whose id the ledger kept: the site refuses every event write
+   * naming that id, so it is created again from the feed under a new id, as an event the site lost
+   * is (SiteWriter.writeOne), and the ledger entry follows. An id this run has no fields for (one
+   * from another job's plan) is left out of the write instead.
+   */
+  private async goneForGood(kind: LinkedKind, id: number, known?: Unchecked): Promise<LinkUse> {
+    const label = linkedNoun(kind);
+    if (!known?.body || this.opts.dryRun) return { left: 'gone' };
+    this.opts.report.warn(`${label} "${known.name}" (id ${id}) is no longer on the site (deleted for good): created again from the feed for the events that name it`);
+    await this.ledger.remove(kind, known.key);
+    // It was reported unchanged when it was planned; it is reported as written again below.
+    this.opts.report.withdraw(kind, known.entry.slug ?? known.key);
+    const created = await this.concrete(await this.upsert(kind, known.key, known.name, known.body, known.origin, known.explicitSlug));
+    if (created === undefined) return { left: 'gone' };
+    this.recreated++;
+    return { id: created };
   }
 
   private async upsert(kind: LinkedKind, key: string, name: string, body: LinkedBody, origin?: Origin, explicitSlug?: string): Promise<Link> {
@@ -477,7 +522,7 @@ export class LinkedResolver {
     const known = await this.ledgerEntry(kind, key);
     if (known?.trashed) return this.inTrash(report, kind, key, name, known, false);
     const settled = known && this.withoutRequest(known, () => fp);
-    if (known && settled) this.unchecked.set(`${kind}:${known.id}`, { kind, key, name, entry: known });
+    if (known && settled) this.unchecked.set(`${kind}:${known.id}`, { kind, key, name, entry: known, body, origin, explicitSlug });
     if (known && settled === 'linked') {
       this.reportLinked(report, kind, name, known.id, known.slug ?? key);
       return known.id;
