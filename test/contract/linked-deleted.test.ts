@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goneAs, type CalendarClient } from '../../src/api/index.ts';
+import { goneAs } from '../../src/api/index.ts';
 import { caught, eventBody, useTarget, type Target } from './harness.ts';
 
 /**
@@ -11,15 +11,11 @@ import { caught, eventBody, useTarget, type Target } from './harness.ts';
  */
 describe('a venue deleted for good', () => {
   let t: Target;
-  let c: CalendarClient;
-  let wp: CalendarClient;
-  useTarget((target) => {
-    t = target;
-    c = target.client();
-    wp = target.client({ namespace: 'wp/v2' });
-  });
+  useTarget((target) => (t = target));
 
   it('reads as gone (not trashed), and an event write naming its id is refused: 400 rest_invalid_param venue', async () => {
+    const c = t.client();
+    const wp = t.client({ namespace: 'wp/v2' });
     const venue = await c.venues.create({ venue: `${t.prefix} Gone Hall`, city: 'Lyon' } as never);
     const ev = await c.events.create({ ...eventBody(`${t.prefix} at the gone hall`, 13), venue: venue.id } as never);
     t.track('events', ev.id);

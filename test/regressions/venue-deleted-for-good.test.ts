@@ -1,9 +1,6 @@
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CalendarClient } from '../../src/api/index.ts';
-import { runIcsImport, type IcsImportParams } from '../../src/runs/import-ics.ts';
-import { feedServer, testSite } from '../support/site.ts';
-import { testPrefix, testRedis } from '../support/redis.ts';
+import { icsImportSuite } from '../support/ics-import.ts';
 
 /**
  * Found trying calsync against a real TEC 6.17.2 site as a user would: a venue calsync created,
@@ -16,7 +13,7 @@ import { testPrefix, testRedis } from '../support/redis.ts';
  */
 
 const vevent = (uid: string, title: string, day: number) => [
-  'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20270101T000000Z', `DTSTART:204005${String(day).padStart(2, '0')}T180000Z`, 'DURATION:PT1H',
+  'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20270101T000000Z', `DTSTART:202705${String(day).padStart(2, '0')}T180000Z`, 'DURATION:PT1H',
   `SUMMARY:${title}`, 'LOCATION:Gone Hall\\, 1 Main Street', 'END:VEVENT',
 ];
 const calendar = (version: number) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calsync test//EN',
@@ -27,28 +24,10 @@ interface SiteEvent { id: number; title: string; venue: { id: number } | [] }
 interface SiteVenue { id: number; venue: string; status: string }
 
 describe('regression: a venue deleted for good on the site made every later write of its events fail', () => {
-  let env: Awaited<ReturnType<typeof testSite>>;
-  let feed: Awaited<ReturnType<typeof feedServer>>;
-  let redis: Redis;
-  beforeAll(async () => {
-    redis = testRedis();
-    feed = await feedServer(calendar(1));
-    env = await testSite();
-  });
-  afterAll(async () => {
-    redis.disconnect();
-    await feed.close();
-    await env.close();
-  });
-  const ctx = { prefix: testPrefix() };
+  const suite = icsImportSuite(calendar(1));
   // The default refresh: an unchanged feed after a clean run is skipped (nothing to do).
-  const params = (): IcsImportParams => ({
-    location: feed.url, site: env.site, sourceKey: 'talks', lang: 'en', window: { from: new Date('2040-01-01T00:00:00Z'), to: new Date('2040-12-31T00:00:00Z') },
-    retire: 'keep', onEdit: 'overwrite', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false,
-    allow: [new URL(feed.url).host], defaultTimezone: 'UTC',
-  });
-  const run = () => runIcsImport(params(), { redis, ...ctx });
-  const dump = () => env.sandbox.dump('en') as unknown as { events: SiteEvent[]; venues: SiteVenue[] };
+  const run = () => suite.run({ refreshAfterMs: undefined });
+  const dump = () => suite.env.sandbox.dump('en') as unknown as { events: SiteEvent[]; venues: SiteVenue[] };
   const venueOf = (title: string) => {
     const e = dump().events.find((x) => x.title.startsWith(title));
     return e && !Array.isArray(e.venue) ? e.venue.id : undefined;
@@ -58,12 +37,12 @@ describe('regression: a venue deleted for good on the site made every later writ
     expect((await run()).counts.events.created).toBe(2);
     const [hall] = dump().venues;
     expect(venueOf('Talk a')).toBe(hall!.id);
-    const wp = new CalendarClient({ ...env.site.connection, namespace: 'wp/v2' });
+    const wp = new CalendarClient({ ...suite.env.site.connection, namespace: 'wp/v2' });
     await wp.request({ method: 'DELETE', path: `/tribe_venue/${hall!.id}`, query: { force: 'true' } });
     await wp.close();
     expect(dump().venues).toEqual([]);
 
-    feed.set(calendar(2));
+    suite.feed.set(calendar(2));
     const r = await run();
     expect(r.counts.events).toMatchObject({ updated: 1, failed: 0 });
     // Read once, as what happened to it: not "unchanged" (from the ledger) and "created" both.
