@@ -56,7 +56,7 @@ export function pagesFor(wanted: number): number {
   return Math.max(2, Math.ceil(wanted / 10));
 }
 
-function shiftDay(day: string, days: number): string {
+export function shiftDay(day: string, days: number): string {
   const d = new Date(`${day}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);
   return d.toISOString().slice(0, 10);

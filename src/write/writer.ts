@@ -1,4 +1,4 @@
-import type { CalendarClient, EventAck } from '../api/index.ts';
+import type { CalendarClient, EventAck, EventListQuery } from '../api/index.ts';
 import { SlugMismatchError, eventVenue, goneAs, isGone, isNotFound } from '../api/index.ts';
 import type { EventDraft, ItemFailure, Normalized, Origin, OrganizerDraft, TermDraft, VenueDraft } from '../model/draft.ts';
 import { fingerprint } from '../model/fingerprint.ts';
@@ -14,7 +14,7 @@ import type { LedgerListing } from './ledger-snapshot.ts';
 import { LinkedResolver, type AdoptLinked } from './linked.ts';
 import { originRef, type ItemKind, type ItemReport, type RunReport } from '../report/report.ts';
 import { droppedTermsNote, keptTerms, TermResolver, type Taxonomy } from './terms.ts';
-import { SiteIndex, spanOf } from './site-index.ts';
+import { LISTED_STATUSES, shiftDay, SiteIndex, spanOf } from './site-index.ts';
 import { retireVanished, type RetireOptions } from './retire.ts';
 import { InlineClaim, type Link } from './inline.ts';
 import { UNSETTLED } from './settled.ts';
@@ -751,7 +751,7 @@ export class SiteWriter {
     } catch (err) {
       if (err instanceof SlugMismatchError && err.actual.startsWith(`${planned.slug}-`)) {
         const p = await this.settleClaims(planned, mine, ids, err.record as EventAck);
-        return { ...(await this.collided(p, err)), p };
+        return { ...(await this.takeSlug(p, err)), p };
       }
       await Promise.all(mine.map((c) => this.linked.standalone(c)));
       throw err;
@@ -800,8 +800,44 @@ export class SiteWriter {
     try {
       return { record: await client.eventWrites.create({ ...p.body, slug: p.slug }, { lang }), created: true };
     } catch (err) {
-      return this.collided(p, err);
+      if (!(err instanceof SlugMismatchError) || !err.actual.startsWith(`${p.slug}-`)) throw err;
+      return this.takeSlug(p, err);
     }
+  }
+
+  /**
+   * The slug of a create the listings showed free was held by a record they did not show. On real
+   * TEC 6.17.2 sites that can be a post left half written: an event create cut off when an earlier
+   * run was stopped mid-write is published in WordPress without The Events Calendar's own rows, so
+   * no listing, feed or calendar page shows it, yet it holds the slug
+   * (test/regressions/crash-left-half-written-event.test.ts). Updating it kept that broken record,
+   * and trashed the whole one just created. So a holder that is not hidden from listings and that
+   * the listing of its own days still does not show goes to the trash, and the record just
+   * created takes the slug. A hidden one, or one listed now (another writer's, created after our
+   * listing), is updated as before (collided).
+   */
+  private async takeSlug(p: PlannedWrite, err: SlugMismatchError): Promise<{ record: EventAck; created: boolean }> {
+    const { client, lang } = this.o;
+    const created = (err.record as { id: number }).id;
+    const held = await client.events.findBySlug(p.slug, { lang });
+    if (!held || held.id === created || held.hide_from_listings || (await this.listedNow(held))) return this.collided(p, err);
+    await client.events.delete(held.id, { lang });
+    const record = await client.eventWrites.update(created, { ...p.body, slug: p.slug }, { lang });
+    if (record.slug !== p.slug) throw err;
+    this.o.report.warn(`event ${p.slug}: the site held its slug with a record no listing shows (id ${held.id}; a create cut off when an earlier run was stopped mid-write leaves one): moved to the site's trash, and this run's record (id ${record.id}) took the slug`);
+    return { record, created: true };
+  }
+
+  /** Whether the site lists this event among those of its own days (a few pages at most: undecided counts as listed). */
+  private async listedNow(rec: { id: number; start_date?: string }): Promise<boolean> {
+    const day = rec.start_date?.slice(0, 10);
+    if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return false;
+    const query = { start_date: shiftDay(day, -1), end_date: `${shiftDay(day, 1)} 23:59:59`, status: LISTED_STATUSES, per_page: 50 } as EventListQuery;
+    let seen = 0;
+    for await (const e of this.o.client.events.iterate(query, { lang: this.o.lang })) {
+      if (e.id === rec.id || ++seen >= LISTED_NOW_MAX) return true;
+    }
+    return false;
   }
 
   private async create(p: PlannedWrite): Promise<{ record: EventAck; created: boolean }> {
@@ -814,8 +850,9 @@ export class SiteWriter {
   }
 
   /**
-   * A create that came back as `<slug>-N`: the slug was taken (another worker a moment before
-   * us, or an event the listings did not show). Trash our duplicate and update the original.
+   * A create that came back as `<slug>-N` where the listings had not shown the slug free (an
+   * event hidden from listings, dates the listing did not cover): trash our duplicate and update
+   * the original.
    */
   private async collided(p: PlannedWrite, err: unknown): Promise<{ record: EventAck; created: boolean }> {
     const { client, lang } = this.o;
@@ -835,6 +872,9 @@ export class SiteWriter {
     }
   }
 }
+
+/** Events read to find whether one event is listed (SiteWriter.listedNow): four pages. */
+const LISTED_NOW_MAX = 200;
 
 /** Events named in a warning for exceeding the terms limits, before one line stands for the rest. */
 const MAX_TERM_LIMIT_WARNINGS = 10;

@@ -20,6 +20,8 @@ export interface IcsImportSuite {
   readonly ctx: RunContext;
   /** Imports the feed into the site in this test's context: source `talks`, English, 2027, with `over` on top. */
   run(over?: Partial<IcsImportParams>): Promise<ReportJson>;
+  /** The parameters run() imports with. */
+  params(over?: Partial<IcsImportParams>): IcsImportParams;
   /** UID groups reused by each run of this test so far, from their log lines. */
   reused(): number[];
 }
@@ -52,15 +54,17 @@ export function icsImportSuite(initialFeed: string): IcsImportSuite {
     await feed.close();
     await env.close();
   });
+  const params = (over: Partial<IcsImportParams> = {}): IcsImportParams => ({
+    location: feed.url, site: env.site, sourceKey: 'talks', lang: 'en', window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-12-31T00:00:00Z') },
+    retire: 'keep', onEdit: 'overwrite', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: [new URL(feed.url).host], refreshAfterMs: 0, ...over,
+  });
   return {
     get env() { return env; },
     get redis() { return redis; },
     get feed() { return feed; },
     get ctx() { return ctx; },
-    run: (over = {}) => runIcsImport({
-      location: feed.url, site: env.site, sourceKey: 'talks', lang: 'en', window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-12-31T00:00:00Z') },
-      retire: 'keep', onEdit: 'overwrite', status: 'publish', createTerms: true, categoriesAs: 'categories', dryRun: false, allow: [new URL(feed.url).host], refreshAfterMs: 0, ...over,
-    }, ctx),
+    params,
+    run: (over = {}) => runIcsImport(params(over), ctx),
     reused: () => reusedGroups(logText()),
   };
 }
