@@ -296,7 +296,15 @@ export class LinkedResolver {
   private async spelling(kind: LinkedKind, key: string, name: string): Promise<string> {
     if (this.opts.dryRun) return name; // a dry run records nothing
     // Read ahead by prime() for a re-import's every venue and organizer: one read instead of a claim each.
-    const recorded = this.recorded.get(runKey(kind, key)) ?? (await this.ledger.claimName(kind, key, name));
+    const k = runKey(kind, key);
+    let recorded = this.recorded.get(k);
+    if (recorded === undefined) {
+      // Read before claiming, so that `recorded` holds exactly the spellings claimed before this
+      // run (upsert tells calsync's own records by them).
+      recorded = (await this.ledger.recordedNames(kind, [key])).get(key);
+      if (recorded !== undefined) this.recorded.set(k, recorded);
+      else recorded = await this.ledger.claimName(kind, key, name);
+    }
     return spelledAs(recorded, name);
   }
 
@@ -542,7 +550,10 @@ export class LinkedResolver {
       // calsync's own (or one it linked) sits in the site's trash: deleted there on purpose.
       if (known && existing?.status === 'trash') return await this.inTrash(report, kind, key, name, known, true);
       if (!existing) existing = await this.lookup(kind, name, explicitSlug);
-      const theirs = existing && existing.status !== 'trash' && !known && this.linkOnly;
+      // Not in the ledger, but an earlier run of this source claimed its spelling (spelling(), just
+      // before its first write): that run wrote it and was stopped before recording it (a venue
+      // created inside an event create that a kill cut off). Calsync's own, not the site's people's.
+      const theirs = existing && existing.status !== 'trash' && !known && this.linkOnly && !this.recorded.has(runKey(kind, key));
       if (this.opts.dryRun && !theirs) {
         report.add({ kind, slug: existing?.slug ?? key, outcome: existing ? 'updated' : 'created', reason: existing ? 'would be updated (dry run)' : 'would be created (dry run)' });
         return existing?.id ?? this.dryRunIds--;
