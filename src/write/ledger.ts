@@ -71,6 +71,12 @@ export type Retirement = z.infer<typeof Retirement>;
 export type LedgerKind = 'events' | 'venues' | 'organizers' | 'categories' | 'tags';
 
 /** Ledger per site + language + source (DESIGN "Identity and change detection"). */
+/** What claimName found: the spelling that holds for the key, and whether it was recorded before the claim. */
+export interface NameClaim {
+  name: string;
+  earlier: boolean;
+}
+
 export interface Ledger {
   getMany(kind: LedgerKind, slugs: string[]): Promise<Map<string, LedgerEntry>>;
   set(kind: LedgerKind, slug: string, entry: LedgerEntry): Promise<void>;
@@ -91,9 +97,10 @@ export interface Ledger {
   /**
    * The spelling a venue/organizer name is written with: the first one recorded for its key wins
    * (set-if-absent), so chunks and workers that meet "Carnival UK" and "carnival UK" all write the
-   * same one and a re-import finds nothing to change.
+   * same one and a re-import finds nothing to change. `earlier`: the spelling was recorded before
+   * this call (by an earlier run, or another job), not by it.
    */
-  claimName(kind: 'venues' | 'organizers', key: string, name: string): Promise<string>;
+  claimName(kind: 'venues' | 'organizers', key: string, name: string): Promise<NameClaim>;
   /** The spellings claimName recorded for these keys (those with one): a recorded spelling never changes. */
   recordedNames(kind: 'venues' | 'organizers', keys: string[]): Promise<Map<string, string>>;
 }
@@ -271,11 +278,12 @@ export class RedisLedger implements Ledger {
   private namesKey(kind: 'venues' | 'organizers'): string {
     return `${this.key(kind)}:names`;
   }
-  async claimName(kind: 'venues' | 'organizers', key: string, name: string): Promise<string> {
+  async claimName(kind: 'venues' | 'organizers', key: string, name: string): Promise<NameClaim> {
     const hash = this.namesKey(kind);
     const res = await this.redis.multi().hsetnx(hash, key, name).hget(hash, key).exec();
     const stored = res?.[1]?.[1];
-    return typeof stored === 'string' ? stored : name;
+    // HSETNX answers 0 when the field was there already.
+    return { name: typeof stored === 'string' ? stored : name, earlier: res?.[0]?.[1] === 0 };
   }
 }
 
@@ -326,9 +334,10 @@ export class MemoryLedger implements Ledger {
     }
     return out;
   }
-  async claimName(kind: 'venues' | 'organizers', key: string, name: string) {
+  async claimName(kind: 'venues' | 'organizers', key: string, name: string): Promise<NameClaim> {
     const k = `${kind}\u0000${key}`;
-    if (!this.names.has(k)) this.names.set(k, name);
-    return this.names.get(k)!;
+    const earlier = this.names.has(k);
+    if (!earlier) this.names.set(k, name);
+    return { name: this.names.get(k)!, earlier };
   }
 }

@@ -96,7 +96,10 @@ export class LinkedResolver {
    * organizer (only this run writes these keys meanwhile, as for SiteWriter's primed events).
    */
   private readonly primed = new Map<string, LedgerEntry | null>();
-  /** Spellings the ledger had recorded for the keys prime() read (runKey): final, so no claim is needed for them. */
+  /**
+   * Spellings recorded before this run's own claims (runKey): those prime() read, and those a claim
+   * found there already. Final, so no claim is needed for them; upsert tells calsync's records by them.
+   */
   private readonly recorded = new Map<string, string>();
   private dryRunIds = -1;
   /**
@@ -299,11 +302,11 @@ export class LinkedResolver {
     const k = runKey(kind, key);
     let recorded = this.recorded.get(k);
     if (recorded === undefined) {
-      // Read before claiming, so that `recorded` holds exactly the spellings claimed before this
-      // run (upsert tells calsync's own records by them).
-      recorded = (await this.ledger.recordedNames(kind, [key])).get(key);
-      if (recorded !== undefined) this.recorded.set(k, recorded);
-      else recorded = await this.ledger.claimName(kind, key, name);
+      const claim = await this.ledger.claimName(kind, key, name);
+      recorded = claim.name;
+      // `recorded` holds the spellings claimed before this run's own claims: upsert tells
+      // calsync's records by them.
+      if (claim.earlier) this.recorded.set(k, recorded);
     }
     return spelledAs(recorded, name);
   }
