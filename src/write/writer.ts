@@ -749,7 +749,7 @@ export class SiteWriter {
     try {
       record = await client.eventWrites.create(wire, { lang });
     } catch (err) {
-      if (err instanceof SlugMismatchError && err.actual.startsWith(`${planned.slug}-`)) {
+      if (slugTaken(err, planned.slug)) {
         const p = await this.settleClaims(planned, mine, ids, err.record as EventAck);
         return { ...(await this.takeSlug(p, err)), p };
       }
@@ -800,7 +800,7 @@ export class SiteWriter {
     try {
       return { record: await client.eventWrites.create({ ...p.body, slug: p.slug }, { lang }), created: true };
     } catch (err) {
-      if (!(err instanceof SlugMismatchError) || !err.actual.startsWith(`${p.slug}-`)) throw err;
+      if (!slugTaken(err, p.slug)) throw err;
       return this.takeSlug(p, err);
     }
   }
@@ -856,7 +856,7 @@ export class SiteWriter {
    */
   private async collided(p: PlannedWrite, err: unknown): Promise<{ record: EventAck; created: boolean }> {
     const { client, lang } = this.o;
-    if (!(err instanceof SlugMismatchError) || !err.actual.startsWith(`${p.slug}-`)) throw err;
+    if (!slugTaken(err, p.slug)) throw err;
     const dup = err.record as { id: number };
     await client.events.delete(dup.id, { lang }).catch(() => undefined);
     return { record: await client.eventWrites.updateBySlug(p.slug, p.body, { lang }), created: false };
@@ -871,6 +871,11 @@ export class SiteWriter {
       return goneAs(err) === 'trashed';
     }
   }
+}
+
+/** A create the site answered under `<slug>-N`: another record held the slug. */
+function slugTaken(err: unknown, slug: string): err is SlugMismatchError {
+  return err instanceof SlugMismatchError && err.actual.startsWith(`${slug}-`);
 }
 
 /** Events read to find whether one event is listed (SiteWriter.listedNow): four pages. */
