@@ -51,7 +51,7 @@ async function readChunk(deps: JobDeps, runId: string, i: number): Promise<CsvCh
 }
 
 const RunId = z.string().regex(/^[A-Za-z0-9_-]+$/, 'a run id (letters, digits, - and _)');
-const RunRef = z.strictObject({ runId: RunId, payload: ImportCsvPayload, chunks: z.number().int().min(0), headers: z.array(z.string()), delimiter: z.string(), unmapped: z.array(z.string()), rows: z.number(), shortRows: z.number().int().optional(), overlap: z.string().max(2000).optional(), defaultTimezone: z.strictObject({ zone: z.string(), from: z.string() }).optional() });
+const RunRef = z.strictObject({ runId: RunId, payload: ImportCsvPayload, chunks: z.number().int().min(0), headers: z.array(z.string()), delimiter: z.string(), unmapped: z.array(z.string()), rows: z.number(), shortRows: z.number().int().optional(), overlap: z.string().max(2000).optional(), setAside: z.string().max(2000).optional(), defaultTimezone: z.strictObject({ zone: z.string(), from: z.string() }).optional() });
 
 /**
  * `import-csv` plans a flow: it streams the file once, stores each chunk of parsed rows in Redis
@@ -77,7 +77,7 @@ export const importCsvJob = defineJob({
 async function planCsv(job: Job, payload: ImportCsvPayload, input: CsvImportParams, deps: JobDeps, run: RunContext) {
   const signal = run.signal;
   // Preflight and the site's zone for rows without one, before any row is read (src/runs/import-csv.ts).
-  const { params, zone } = await prepareCsv(input, run);
+  const { params, zone, setAside } = await prepareCsv(input, run);
   const runId = `csv-${String(job.id).replace(/[^A-Za-z0-9_-]/g, '-')}`;
   const open = await csvOpener(params, signal);
   const inspection = await inspect(params, open);
@@ -99,7 +99,7 @@ async function planCsv(job: Job, payload: ImportCsvPayload, input: CsvImportPara
     await job.updateProgress({ phase: 'plan', done: Math.min(planned, inspection.rows), total: inspection.rows });
   }
   stopIfAborted(signal);
-  const ref = { runId, payload, chunks: n, headers: inspection.headers, delimiter: inspection.delimiter, unmapped: inspection.unmapped, rows: inspection.rows, ...(inspection.shortRows ? { shortRows: inspection.shortRows } : {}), ...(overlap ? { overlap } : {}), ...(floating ? { defaultTimezone: zone } : {}) };
+  const ref = { runId, payload, chunks: n, headers: inspection.headers, delimiter: inspection.delimiter, unmapped: inspection.unmapped, rows: inspection.rows, ...(inspection.shortRows ? { shortRows: inspection.shortRows } : {}), ...(overlap ? { overlap } : {}), ...(setAside ? { setAside } : {}), ...(floating ? { defaultTimezone: zone } : {}) };
   await addFlow(deps, {
     name: 'import-csv-finish',
     data: ref,
@@ -147,6 +147,7 @@ export const importCsvFinishJob = defineJob({
     const short = shortRowsWarning(ref.shortRows);
     if (short) report.warn(short);
     if (ref.overlap) report.warn(ref.overlap);
+    if (ref.setAside) report.warn(ref.setAside);
     if (ref.defaultTimezone) report.defaultTimezone = ref.defaultTimezone;
     let omitted = 0;
     for (const value of Object.values(await job.getChildrenValues<QueuedChunkResult>())) {

@@ -12,7 +12,7 @@ import { SiteWriter } from '../write/writer.ts';
 import type { AdoptLinked } from '../write/linked.ts';
 import { RunReport, type ReportJson } from '../report/report.ts';
 import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
-import { checkSite, defaultZone, type DefaultZone } from './site-check.ts';
+import { checkSite, defaultZone, ledgerHeldBySite, type DefaultZone } from './site-check.ts';
 import { guardSourceOverlap } from './overlap-guard.ts';
 import { checkLegacyKey, withSettledKey } from './source-key.ts';
 import { draftSlug } from '../write/draft-keys.ts';
@@ -110,10 +110,12 @@ export function csvOptions(p: CsvImportParams): CsvOptions {
  * not a calendar site end the run here), and the zone for rows without one, which is the site's
  * own unless one was given. The inline run and the flow's planner both start with it.
  */
-export async function prepareCsv(p: CsvImportParams, ctx: RunContext, report?: RunReport): Promise<{ params: CsvImportParams; zone: DefaultZone }> {
+export async function prepareCsv(p: CsvImportParams, ctx: RunContext, report?: RunReport): Promise<{ params: CsvImportParams; zone: DefaultZone; setAside?: string }> {
   const facts = await checkSite(p.site, { write: !p.dryRun }, ctx, report);
   const zone = defaultZone(p.defaultTimezone, facts);
-  return { params: { ...p, defaultTimezone: zone.zone }, zone };
+  // A dry run's chunks read the ledger themselves: its warning says what a real run will do.
+  const { setAside } = await ledgerHeldBySite(p.site, { lang: p.lang, source: p.sourceKey }, p.kind, ctx, { dryRun: p.dryRun, report });
+  return { params: { ...p, defaultTimezone: zone.zone }, zone, ...(setAside ? { setAside } : {}) };
 }
 
 /** Reads the file once to decide encoding, delimiter, header, mapping and date format. */
@@ -231,7 +233,8 @@ async function runKeyed(p: CsvImportParams, ctx: RunContext): Promise<ReportJson
 }
 
 async function importCsv(input: CsvImportParams, ctx: RunContext, total: RunReport): Promise<ReportJson & { rejectsFile?: string; unmapped?: string[] }> {
-  const { params: p, zone } = await prepareCsv(input, ctx, total);
+  const { params: p, zone, setAside } = await prepareCsv(input, ctx, total);
+  if (setAside) total.warn(setAside);
   const open = await csvOpener(p);
   await ctx.onProgress?.({ phase: 'inspect', done: 0 });
   const inspection = await inspect(p, open);

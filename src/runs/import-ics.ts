@@ -19,8 +19,8 @@ import { gatedLedger, WriteGate } from '../write/gate.ts';
 import { EarlyPlan } from './import-ics-early.ts';
 import { RunReport, type ReportJson } from '../report/report.ts';
 import type { RetirePolicy } from '../write/retire.ts';
-import { clientHooks, failedWith, ledgerFor, stateFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
-import { checkSite, defaultZone } from './site-check.ts';
+import { clientHooks, failedWith, stateFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
+import { checkSite, defaultZone, ledgerHeldBySite } from './site-check.ts';
 import { guardSourceOverlap } from './overlap-guard.ts';
 import { checkLegacyKey, withSettledKey } from './source-key.ts';
 import { GroupReuse } from './group-reuse.ts';
@@ -102,8 +102,10 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   // parsing a typical feed); unused, it ends on its own.
   prewarmIcsParser(p.parseLimits);
   const facts = await checkSite(p.site, { write: !p.dryRun }, ctx, report);
+  const held = await ledgerHeldBySite(p.site, { lang: p.lang, source: p.sourceKey }, 'events', ctx, { report, dryRun: p.dryRun });
+  if (held.setAside) report.warn(held.setAside);
   const zone = defaultZone(p.defaultTimezone, facts);
-  const last = await lastRun(p, ctx, zone.zone);
+  const last = await lastRun(p, ctx, zone.zone, held.setAside !== undefined);
   const reuse = p.dryRun ? undefined : new GroupReuse(last.state, { site: p.site.key, lang: p.lang, source: p.sourceKey });
   // Only after a clean run are recorded groups offered (a run that failed anything may have left a
   // group's events half written); their records are read while the feed is fetched.
@@ -124,7 +126,7 @@ async function importIcs(p: IcsImportParams, ctx: RunContext, report: RunReport)
   // The ledger is read while the parser thread works (this thread would only wait meanwhile), and
   // the first parts of the feed are planned as they arrive; nothing is written before the feed is
   // accepted (EarlyPlan, WriteGate).
-  const ledger = ledgerFor(ctx, { site: p.site.key, language: p.lang, source: p.sourceKey });
+  const ledger = held.ledger;
   const snapshot = ledgerSnapshot(ledger, 'events', LEDGER_SNAPSHOT_MAX).catch(() => undefined);
   const gate = new WriteGate();
   const client = new CalendarClient({ ...p.site.connection, language: p.lang, ...clientHooks(ctx, p.site.key), gate });
@@ -213,10 +215,11 @@ interface LastRun {
   again: boolean;
 }
 
-async function lastRun(p: IcsImportParams, ctx: RunContext, zone: string): Promise<LastRun> {
+/** `forgotten`: the site lost what the ledger says this feed wrote, so nothing the last run left holds. */
+async function lastRun(p: IcsImportParams, ctx: RunContext, zone: string, forgotten: boolean): Promise<LastRun> {
   const state = stateFor(ctx);
   const key = `fetch:${p.site.key}:${p.lang}:${p.sourceKey}`;
-  const prev = (await state.get<FetchState>(key)) ?? {};
+  const prev = forgotten ? {} : ((await state.get<FetchState>(key)) ?? {});
   const options = optionsFingerprint(p, zone);
   const again = ctx.jobMark !== undefined && prev.job === ctx.jobMark;
   // The "unchanged, skip" shortcut only holds for the same options after a run that failed nothing,

@@ -12,7 +12,7 @@ import type { AdoptLinked } from '../write/linked.ts';
 import { RunReport, type ReportJson } from '../report/report.ts';
 import type { RetirePolicy } from '../write/retire.ts';
 import { clientHooks, failedWith, ledgerFor, throwIfSiteDown, RunFailedError, type RunContext } from './context.ts';
-import { checkSite } from './site-check.ts';
+import { checkSite, ledgerHeldBySite } from './site-check.ts';
 import { BoundedTasks, mapConcurrent } from '../util/pool.ts';
 import { allInOrder } from '../util/settle.ts';
 import { listingRule, recordTimes, windowCovers, type ListingRule, type RunWindow } from '../model/run-window.ts';
@@ -118,6 +118,8 @@ export class SiteSync {
   private readonly unlisted: Ledger;
   /** What the opposite sync (target → source) copied into the source: never copied back. */
   private readonly reverseLedger: Ledger;
+  /** The source's terms as the target's ids (TermResolver `memo`). */
+  private readonly termMemo: Ledger;
   /** Source events left out because the opposite sync wrote them (see `ownRecords`). */
   private backCopies = 0;
   private readonly target: CalendarClient;
@@ -136,7 +138,7 @@ export class SiteSync {
     this.ledger = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: this.sourceKey });
     this.unlisted = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: `${this.sourceKey}-unlisted` });
     this.reverseLedger = ledgerFor(ctx, { site: p.from.key, language: p.lang, source: `sync-${p.to.key}` });
-    const termMemo = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: `${this.sourceKey}-terms` });
+    const termMemo = (this.termMemo = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: `${this.sourceKey}-terms` }));
     this.writer = new SiteWriter({ client: this.target, ledger: this.ledger, report, sourceKey: this.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked, createTerms: true, updateTerms: true, termMemo, concurrency: p.to.concurrency, signal: ctx.signal, mark: ctx.jobMark });
   }
 
@@ -149,7 +151,10 @@ export class SiteSync {
     // Both sites are checked while the source's listing starts (a queued run's sync-site checked
     // them a moment ago): no page is planned, so nothing is written, before the check has passed,
     // and when it fails its error is the run's, whatever the listing met meanwhile.
-    const checked = this.checkSites().then((facts) => (this.listing = listingRule(facts)));
+    const checked = this.checkSites().then(async (facts) => {
+      await this.checkLedger();
+      return (this.listing = listingRule(facts));
+    });
     checked.catch(() => undefined);
     for (const it of resume?.planned ?? []) this.writer.admit(it.slug, it.origin);
     const resumed = new Set(resume?.planned.map((it) => it.slug));
@@ -239,6 +244,19 @@ export class SiteSync {
     const { p, ctx } = this;
     const [from] = await allInOrder([checkSite(p.from, { write: false }, ctx, this.report), checkSite(p.to, { write: !p.dryRun }, ctx, this.report)] as const);
     return from;
+  }
+
+  /**
+   * The target still holds what this sync's ledger says it copied there (src/runs/site-check.ts);
+   * when it lost it all (reset, restored from an older backup), the sync's ledgers of the target
+   * are set aside before any page is planned, and every event is copied again.
+   */
+  private async checkLedger(): Promise<void> {
+    const { p } = this;
+    const { setAside } = await ledgerHeldBySite(p.to, { lang: p.lang, source: this.sourceKey, label: `the sync from ${p.from.name}` }, 'events', this.ctx, { dryRun: p.dryRun, report: this.report });
+    if (!setAside) return;
+    this.report.warn(setAside);
+    if (!p.dryRun) await this.termMemo.forget(['categories', 'tags']);
   }
 
   private async categoryTree(source: CalendarClient): Promise<Map<number, TermRecord>> {

@@ -53,6 +53,11 @@ export function gatedLedger(ledger: Ledger, gate: WriteGate): Ledger {
       await gate.wait();
       return ledger.forgetRetirements(kind, slugs);
     },
+    forget: async (kinds) => {
+      await gate.wait();
+      return ledger.forget(kinds);
+    },
+    sample: (kind, n) => ledger.sample(kind, n),
     entries: (kind) => ledger.entries(kind),
     ...(ledger.storedPages ? { storedPages: (kind: LedgerKind) => ledger.storedPages!(kind) } : {}),
     size: (kind) => ledger.size(kind),

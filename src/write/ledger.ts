@@ -86,6 +86,13 @@ export interface Ledger {
   retirements(kind: LedgerKind, slugs?: string[]): Promise<Map<string, Retirement>>;
   /** Forgets the recorded retirements of these slugs. */
   forgetRetirements(kind: LedgerKind, slugs: string[]): Promise<void>;
+  /**
+   * Drops every entry and retirement of these kinds (the claimed name spellings stay): what a site
+   * that lost the ledger's records leaves of it (src/write/ledger-on-site.ts).
+   */
+  forget(kinds: LedgerKind[]): Promise<void>;
+  /** Up to `n` entries of a kind, chosen at random (HRANDFIELD): a sample, without reading the rest. */
+  sample(kind: LedgerKind, n: number): Promise<Array<[string, LedgerEntry]>>;
   /** Every entry of a kind, streamed (HSCAN) so a 100k-event ledger is not one reply. */
   entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]>;
   /**
@@ -252,6 +259,18 @@ export class RedisLedger implements Ledger {
   async forgetRetirements(kind: LedgerKind, slugs: string[]): Promise<void> {
     if (slugs.length) await this.redis.hdel(this.retiredKey(kind), ...slugs);
   }
+  async forget(kinds: LedgerKind[]): Promise<void> {
+    if (kinds.length) await this.redis.del(...kinds.flatMap((k) => [this.key(k), this.retiredKey(k)]));
+  }
+  async sample(kind: LedgerKind, n: number): Promise<Array<[string, LedgerEntry]>> {
+    const flat = (await this.redis.hrandfield(this.key(kind), n, 'WITHVALUES')) as string[];
+    const out: Array<[string, LedgerEntry]> = [];
+    for (let i = 0; i < flat.length; i += 2) {
+      const e = parseEntry(flat[i + 1]);
+      if (e) out.push([flat[i]!, e]);
+    }
+    return out;
+  }
   async *entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]> {
     for await (const flat of this.storedPages(kind)) {
       for (let i = 0; i < flat.length; i += 2) {
@@ -318,6 +337,15 @@ export class MemoryLedger implements Ledger {
   }
   async forgetRetirements(kind: LedgerKind, slugs: string[]) {
     for (const slug of slugs) this.retired[kind].delete(slug);
+  }
+  async sample(kind: LedgerKind, n: number): Promise<Array<[string, LedgerEntry]>> {
+    return [...this.maps[kind].entries()].slice(0, n);
+  }
+  async forget(kinds: LedgerKind[]) {
+    for (const kind of kinds) {
+      this.maps[kind].clear();
+      this.retired[kind].clear();
+    }
   }
   async *entries(kind: LedgerKind): AsyncIterable<[string, LedgerEntry]> {
     yield* [...this.maps[kind].entries()];

@@ -75,12 +75,13 @@ describe('sync from one sandbox site into another', () => {
     for (const r of reports) expect(r.counts.events.unchanged).toBe(PER_LANG);
     expect(target.sandbox.stats().writes).toBe(0);
     // Terms come from the Redis-kept source→target map, venues and organizers from the ledger:
-    // a third run asks the target nothing beyond its preflight.
+    // a third run asks the target nothing beyond its checks.
     target.sandbox.resetStats();
     for (const r of await syncAll()) expect(r.counts.categories.unchanged).toBeGreaterThan(0);
-    // Nothing but each language run's preflight (src/api/preflight.ts): the site index and the
-    // editors-only read that checks the credentials.
-    expect(target.sandbox.stats().byRoute).toEqual({ 'GET (site index)': LANGS.length, 'GET /events': LANGS.length });
+    // Nothing but each language run's preflight (src/api/preflight.ts: the site index and the
+    // editors-only read that checks the credentials) and the one record of its ledger read back
+    // (src/write/ledger-on-site.ts).
+    expect(target.sandbox.stats().byRoute).toEqual({ 'GET (site index)': LANGS.length, 'GET /events': LANGS.length, 'GET /events/:id': LANGS.length });
   });
 
   it('skips rendering events the source has not modified since they were written (and still notices a venue edit)', async () => {
