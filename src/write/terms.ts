@@ -89,7 +89,8 @@ export interface TermResolverOptions {
   updateTerms?: boolean;
   /**
    * Source term (by its slug) → target id, with the fingerprint of the term as last written: a
-   * sync whose source terms did not change resolves them from here without listing the target's.
+   * sync whose source terms did not change takes the id from here when the target's listing still
+   * has it, without comparing the term's fields again.
    */
   memo?: Ledger;
   /**
@@ -140,10 +141,8 @@ export class TermResolver {
   /**
    * Starts listing these taxonomies now (SiteWriter.prime: beside the run's other listings).
    * Not awaited for its outcome: a failed listing fails the terms' resolution, as it would have.
-   * With a memo (sync) terms may resolve without the listing: nothing is read ahead.
    */
   async preload(taxonomies: readonly Taxonomy[]): Promise<void> {
-    if (this.opts.memo) return;
     await Promise.all(taxonomies.map((tax) => this.load(tax).catch(() => undefined)));
   }
 
@@ -195,7 +194,9 @@ export class TermResolver {
   private async resolveMemo(tax: Taxonomy, d: TermDraft, slug: string, memo: Ledger): Promise<number | undefined> {
     const fp = fingerprint(d);
     const known = (await memo.getMany(tax, [slug])).get(slug);
-    if (known?.fp === fp) {
+    // The id is checked against the target's listing: a term deleted there is dropped from every
+    // event naming it, and an event written with its id would silently go without it.
+    if (known?.fp === fp && (await this.load(tax)).byId.has(known.id)) {
       await this.reportFound(tax, slug, known.id);
       return known.id;
     }
