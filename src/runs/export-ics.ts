@@ -26,7 +26,7 @@ export interface ExportParams {
   name: string;
   connection: SiteConnection;
   siteKey: string;
-  /** Host used in UIDs (`<id>@<siteHost>`); default: the host name of `connection.restRoot`. */
+  /** Host used in UIDs (`<id>@<siteHost>`); default: the host (and port, and path) of `connection.restRoot` (siteHostOf). */
   siteHost?: string;
   languages: Language[];
   window: ExportWindow;
@@ -101,10 +101,18 @@ export interface CollectOptions {
 
 const PER_PAGE = 50;
 
-function siteHostOf(p: Pick<ExportParams, 'siteHost' | 'connection' | 'siteKey'>): string {
+/**
+ * The right-hand side of the feed's UIDs: the site's host, with its port and its path before
+ * `/wp-json` when it has them. With the host name alone, two sites on one host (other ports, a
+ * multisite network's sub-directories) gave their events the same UIDs (`11@127.0.0.1` from both),
+ * and calendar apps merge events with equal UIDs.
+ */
+export function siteHostOf(p: Pick<ExportParams, 'siteHost' | 'siteKey'> & { connection: Pick<ExportParams['connection'], 'restRoot'> }): string {
   if (p.siteHost) return p.siteHost;
   try {
-    return new URL(p.connection.restRoot).hostname || p.siteKey;
+    const url = new URL(p.connection.restRoot);
+    const path = url.pathname.replace(/\/wp-json\/?$/, '').replace(/\/+$/, '');
+    return url.host ? `${url.host}${path}` : p.siteKey;
   } catch {
     return p.siteKey;
   }

@@ -34,7 +34,7 @@ describe('ICS export from a site', () => {
   });
 
   const uids = (text: string): string[] => [...parseEvents(text).keys()].sort();
-  const uid = (key: string): string => `${ids[key]}@127.0.0.1`;
+  const uid = (key: string): string => `${ids[key]}@127.0.0.1:${sb.port}`;
 
   beforeAll(async () => {
     sb = await startSandbox({ port: 0, now: () => clock });
@@ -195,7 +195,7 @@ describe('ICS export paging', () => {
       const order = [...text.matchAll(/^UID:(\d+)@/gm)].map((m) => Number(m[1]));
       expect(new Set(order)).toEqual(new Set(created));
       const parsed = parseEvents(text);
-      const starts = order.map((id) => (parsed.get(`${id}@127.0.0.1`)!.start as Date).getTime());
+      const starts = order.map((id) => (parsed.get(`${id}@127.0.0.1:${sb.port}`)!.start as Date).getTime());
       for (let i = 1; i < order.length; i++) {
         expect(starts[i] > starts[i - 1] || (starts[i] === starts[i - 1] && order[i] > order[i - 1])).toBe(true);
       }
