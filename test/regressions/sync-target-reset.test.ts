@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { EventRecord } from '../../src/api/index.ts';
-import { runSiteSync, type SyncParams } from '../../src/runs/sync-site.ts';
+import { runSiteSync } from '../../src/runs/sync-site.ts';
 import { testPrefix } from '../support/redis.ts';
 import { seedSite } from '../support/seed.ts';
-import { useSitePair, type SitePair } from '../support/site-pair.ts';
+import { pairSyncParams, useSitePair, type SitePair } from '../support/site-pair.ts';
 
 /**
  * The sync side of test/regressions/site-reset-ledger-kept.test.ts: a target site reset (or restored
@@ -22,11 +22,7 @@ describe('regression: a resync into a target reset while Redis was kept copied n
     const { source, target, redis } = pair;
     await seedSite(source.client, ['en'], PER_LANG);
     const prefix = testPrefix();
-    const params: SyncParams = {
-      from: { ...source.site, key: 'src', name: 'source' }, to: target.site, lang: 'en',
-      window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-12-31T23:59:59Z') },
-      retire: 'trash', onEdit: 'overwrite', dryRun: false, settledMs: 0,
-    };
+    const params = pairSyncParams(pair);
     const live = () => (target.sandbox.dump('en').events as EventRecord[]).filter((e) => e.status !== 'trash');
     expect((await runSiteSync(params, { redis, prefix })).counts.events.created).toBe(PER_LANG);
     await fetch(`${target.sandbox.origin}/__sandbox/reset`, { method: 'POST' });

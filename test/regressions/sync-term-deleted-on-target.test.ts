@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { EventRecord } from '../../src/api/index.ts';
-import { runSiteSync, type SyncParams } from '../../src/runs/sync-site.ts';
+import { runSiteSync } from '../../src/runs/sync-site.ts';
 import { testPrefix } from '../support/redis.ts';
 import { seedSite } from '../support/seed.ts';
-import { useSitePair, type SitePair } from '../support/site-pair.ts';
+import { pairSyncParams, useSitePair, type SitePair } from '../support/site-pair.ts';
 
 /**
  * Found trying calsync against two real TEC sites as a user would: a category deleted on the sync's
@@ -22,11 +22,7 @@ describe('regression: a category deleted on the sync target stayed gone from its
     const { source, target, redis } = pair;
     const seeded = await seedSite(source.client, ['en'], 12);
     const prefix = testPrefix();
-    const params: SyncParams = {
-      from: { ...source.site, key: 'src', name: 'source' }, to: target.site, lang: 'en',
-      window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-12-31T23:59:59Z') },
-      retire: 'trash', onEdit: 'overwrite', dryRun: false, settledMs: 0,
-    };
+    const params = pairSyncParams(pair);
     const live = () => (target.sandbox.dump('en').events as EventRecord[]).filter((e) => e.status !== 'trash');
     const named = (name: string) => live().filter((e) => e.categories.some((c) => c.name === name));
     expect((await runSiteSync(params, { redis, prefix })).counts.events.created).toBe(12);

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import type { SandboxOptions } from '../../src/sandbox/index.ts';
+import type { SyncParams } from '../../src/runs/sync-site.ts';
 import { testRedis } from './redis.ts';
 import { testSite } from './site.ts';
 
@@ -30,4 +31,16 @@ export function useSitePair(set: (pair: SitePair) => void, opts: { source?: Sand
     await pair.target?.close();
     await pair.redis?.quit();
   });
+}
+
+/**
+ * A sync of the pair's source (key `src`, named `source`) into its target: English, over 2027 (the
+ * year seedSite seeds), trashing what vanished, every modified_utc read counting as settled.
+ */
+export function pairSyncParams(pair: SitePair, over: Partial<SyncParams> = {}): SyncParams {
+  return {
+    from: { ...pair.source.site, key: 'src', name: 'source' }, to: pair.target.site, lang: 'en',
+    window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-12-31T23:59:59Z') },
+    retire: 'trash', onEdit: 'overwrite', dryRun: false, settledMs: 0, ...over,
+  };
 }
