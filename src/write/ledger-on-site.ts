@@ -45,15 +45,21 @@ async function stillThere(client: CalendarClient, kind: RecordKind, lang: Langua
   }
 }
 
-/** Slugs compare as the site stores them: percent-encoded, case-folded (a synced `café` is `caf%c3%a9`). */
+/**
+ * Slugs compare as the site stores them: percent-encoded, case-folded (a synced `café` is
+ * `caf%c3%a9`), and without the `__trashed` WordPress gives a trashed post's slug (a real TEC 6.17.1
+ * site answers the read of a trashed event with the record; 6.17.2 refuses it).
+ */
 function sameSlug(a: string | undefined, b: string): boolean {
   if (a === undefined) return true;
   const fold = (s: string) => {
+    let text = s;
     try {
-      return decodeURIComponent(s).toLowerCase();
+      text = decodeURIComponent(s);
     } catch {
-      return s.toLowerCase();
+      // not percent-encoded: compared as it is
     }
+    return text.toLowerCase().replace(/__trashed$/, '');
   };
   return fold(a) === fold(b);
 }

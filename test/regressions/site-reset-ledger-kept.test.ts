@@ -104,6 +104,21 @@ describe('regression: a site reset while Redis was kept got nothing written agai
     expect((await ledgerOnSite(mine, 'events', suite.env.client, 'en')).state).toBe('held');
     expect(await ledgerOnSite(new MemoryLedger(), 'events', suite.env.client, 'en')).toEqual({ state: 'empty' });
   });
+
+  it('a trashed event read back the 6.17.1 way (the record, its slug turned <slug>__trashed) is still there', async () => {
+    // Found on a real 6.17.1 site by test/contract/event-read-by-id.test.ts: 6.17.2 refuses the read.
+    const old = await testSite({ version: '6.17.1' });
+    try {
+      const ev = await old.client.events.create({ title: 'Trashed', start_date: '2027-05-01 10:00:00', end_date: '2027-05-01 11:00:00', slug: 'talks-trashed' }, { lang: 'en' });
+      await old.client.events.delete(ev.id);
+      expect((await old.client.events.get(ev.id, { lang: 'en' })).slug).toBe('talks-trashed__trashed');
+      const mine = new MemoryLedger();
+      await mine.set('events', 'talks-trashed', { fp: 'x', id: ev.id, at: new Date().toISOString() });
+      expect((await ledgerOnSite(mine, 'events', old.client, 'en')).state).toBe('held');
+    } finally {
+      await old.close();
+    }
+  });
 });
 
 describe('regression: the same for a CSV import, inline and queued', () => {
