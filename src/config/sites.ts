@@ -17,8 +17,32 @@ export interface ResolvedSite {
   name: string;
   connection: SiteConnection;
   languages: Language[];
+  /** The config declares `languages` for this site; a site given by URL declares none, and takes any. */
+  languagesDeclared?: boolean;
   concurrency: number;
   requestsPerSecond?: number;
+}
+
+export class SiteLanguageError extends CalsyncError {
+  readonly code = 'site-language';
+  constructor(site: string, lang: Language, languages: Language[]) {
+    super(
+      `site "${site}" serves ${languages.join(', ')} (its config's "languages"), not ${lang}: a site without a multilingual plugin ignores ml_language, ` +
+        `so a run in ${lang} would read and write its ${languages[0]} events as ${lang} ones. Run with --lang ${languages.join(',')}, or add "${lang}" to the site's "languages" once it serves ${lang}`,
+    );
+    this.name = 'SiteLanguageError';
+  }
+}
+
+/**
+ * Refuses a language a config site does not declare, before anything is read. The Events Calendar
+ * has no languages of its own: without a multilingual plugin every language reads and writes the
+ * same posts, so an import with `--lang fr` into an English site retitled its English events (a
+ * real TEC site, test/regressions/undeclared-language.test.ts), and an export wrote the English
+ * events into its French feed.
+ */
+export function assertSiteLanguage(site: ResolvedSite, lang: Language): void {
+  if (site.languagesDeclared && !site.languages.includes(lang)) throw new SiteLanguageError(site.name, lang, site.languages);
 }
 
 export class UnknownSiteError extends CalsyncError {
@@ -118,6 +142,7 @@ function fromSiteConfig(s: SiteConfig, env: NodeJS.ProcessEnv, namespace?: strin
     name: s.name,
     connection: { restRoot: s.restRoot.replace(/\/+$/, ''), namespace: namespace ?? s.namespace, auth, connections: s.concurrency, configName: s.name },
     languages: s.languages,
+    languagesDeclared: true,
     concurrency: s.concurrency,
     requestsPerSecond: s.requestsPerSecond,
   };

@@ -99,6 +99,7 @@ const EXPORT = {
 const SETUP = {
   'config-invalid': 'the config file does not parse or does not pass its schema',
   'unknown-site': 'a site name that is neither in the config nor a URL',
+  'site-language': "a run's language is not one the config declares for its site",
   'missing-secret': "a credential's environment variable (a site's, the dashboard's) is not set",
   'inline-credentials': 'a site URL carries user:password@ instead of naming an environment variable',
   'config-entry-unknown': 'a source, export or sync name that the config does not declare',

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { ApiError, NetworkError, NotFoundError, PreflightError, RequestValidationError, ResponseFormatError, SiteDownError, SlugMismatchError, TimeoutError } from '../../src/api/errors/index.ts';
 import { ConfigError } from '../../src/config/load.ts';
-import { InlineCredentialsError, MissingSecretError, UnknownSiteError, resolveSite } from '../../src/config/sites.ts';
+import { InlineCredentialsError, MissingSecretError, SiteLanguageError, UnknownSiteError, resolveSite } from '../../src/config/sites.ts';
 import { CalsyncError } from '../../src/errors/calsync-error.ts';
 import { ERROR_CODES, ErrorCodeSchema, UnrecoverableCode, isErrorCode } from '../../src/errors/codes.ts';
 import { ArtifactWriteError, EventRenderError, ExportAbortedError, ExportError, ExportFetchError, ExportParamsError } from '../../src/export/errors.ts';
@@ -33,6 +33,7 @@ import { DemoStoppedError } from '../../src/cli/commands/demo.ts';
 const PURPOSEFUL: Record<string, () => Error> = {
   ConfigError: () => new ConfigError('calsync.yaml', ['sites[0].restRoot: bad']),
   UnknownSiteError: () => new UnknownSiteError('x', ['a']),
+  SiteLanguageError: () => new SiteLanguageError('x', 'fr', ['en']),
   MissingSecretError: () => new MissingSecretError('a', 'A_PW'),
   PreflightError: () => new PreflightError('unreachable', 'http://x/wp-json', 'nothing answers'),
   SiteDownError: () => new SiteDownError({ failures: 5, last: 'x', origin: 'http://x' }),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { resolveDateSpec } from '../../config/dates.ts';
 import type { CalsyncConfig } from '../../config/schema.ts';
-import { resolveSite } from '../../config/sites.ts';
+import { assertSiteLanguage, resolveSite } from '../../config/sites.ts';
 import { Language } from '../../model/languages.ts';
 import type { ExportParams } from '../export-ics.ts';
 import { ConfigName, DateSpec } from './common.ts';
@@ -31,11 +31,13 @@ export const EXPORT_DEFAULTS = ExportOptions.parse({ name: 'events', site: '-' }
 /** An export's options → run parameters (window resolved against now). */
 export function exportParams(e: ExportOptions, config: CalsyncConfig, now = new Date()): ExportParams {
   const site = resolveSite(e.site, config);
+  const languages = e.languages ?? site.languages;
+  for (const lang of languages) assertSiteLanguage(site, lang);
   return {
     name: e.name,
     connection: site.connection,
     siteKey: site.key,
-    languages: e.languages ?? site.languages,
+    languages,
     window: { from: resolveDateSpec(e.from, now), to: resolveDateSpec(e.to, now, true) },
     filters: { categories: e.categories, tags: e.tags, venue: e.venue, organizer: e.organizer, featured: e.featured, search: e.search, status: e.status },
     outDir: e.outDir,

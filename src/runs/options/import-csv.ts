@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CalsyncConfig, CsvSourceConfig } from '../../config/schema.ts';
-import { resolveSite } from '../../config/sites.ts';
+import { assertSiteLanguage, resolveSite } from '../../config/sites.ts';
 import { sourceKeyFrom } from '../../model/identity.ts';
 import type { CsvImportParams } from '../import-csv.ts';
 import { ImportFields, RunLanguage } from './common.ts';
@@ -36,9 +36,11 @@ export type CsvImportOptions = z.infer<typeof CsvImportOptions>;
 export const CSV_DEFAULTS = CsvImportOptions.parse({ location: '-', site: '-' });
 
 export function csvParams(o: CsvImportOptions, config?: CalsyncConfig, extra: Partial<CsvImportParams> = {}): CsvImportParams {
+  const site = resolveSite(o.site, config, { namespace: o.namespace });
+  assertSiteLanguage(site, o.lang);
   return {
     location: o.location,
-    site: resolveSite(o.site, config, { namespace: o.namespace }),
+    site,
     kind: o.kind,
     sourceKey: o.source ?? sourceKeyFrom(o.location),
     keyFromLocation: o.source === undefined,

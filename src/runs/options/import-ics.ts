@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseWindow } from '../../config/dates.ts';
 import type { CalsyncConfig, IcsSourceConfig } from '../../config/schema.ts';
-import { resolveSite } from '../../config/sites.ts';
+import { assertSiteLanguage, resolveSite } from '../../config/sites.ts';
 import { sourceKeyFrom } from '../../model/identity.ts';
 import type { IcsImportParams } from '../import-ics.ts';
 import { ImportFields, OnEditPolicy, RetirePolicy, RunLanguage, windowSpec } from './common.ts';
@@ -43,6 +43,7 @@ function windowOf(o: { window?: string; pastDays: number; horizonDays: number },
 
 export function icsParams(o: IcsImportOptions, config?: CalsyncConfig, extra: Partial<IcsImportParams> = {}): IcsImportParams {
   const site = resolveSite(o.site, config, { namespace: o.namespace });
+  assertSiteLanguage(site, o.lang);
   return {
     location: o.location,
     site,

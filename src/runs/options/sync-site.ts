@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseWindow, resolveDateSpec } from '../../config/dates.ts';
 import type { CalsyncConfig, SyncConfig } from '../../config/schema.ts';
-import { resolveSite, type ResolvedSite } from '../../config/sites.ts';
+import { assertSiteLanguage, resolveSite, type ResolvedSite } from '../../config/sites.ts';
 import { CalsyncError } from '../../errors/calsync-error.ts';
 import { Language, LANGUAGES } from '../../model/languages.ts';
 import type { SyncParams } from '../sync-site.ts';
@@ -52,6 +52,7 @@ export function syncParams(o: SyncOptions, config?: CalsyncConfig): SyncParams[]
   // Both names of one site (a config name, its REST root and namespace) are among each one's keys.
   if (to.key === from.key || from.aliases?.includes(to.key)) throw new SyncSameSiteError(from, to);
   const langs = o.langs === 'all' ? LANGUAGES.filter((l) => from.languages.includes(l) && to.languages.includes(l)) : o.langs;
+  for (const lang of langs) for (const site of [from, to]) assertSiteLanguage(site, lang);
   const window = /\.\./.test(o.window) ? parseWindow(o.window) : { from: resolveDateSpec(SYNC_WINDOW.from), to: resolveDateSpec(SYNC_WINDOW.to) };
   return (langs.length ? langs : ['en' as const]).map((lang) => ({
     from,
