@@ -45,6 +45,22 @@ export function commandWord(args: string[]): string | undefined {
 }
 
 /** Runs one calsync command line and sets process.exitCode (see the exit codes above). */
+/** Resolves once stdout and stderr hold nothing unwritten (or are closed), within 2 s. */
+export async function outputWritten(): Promise<void> {
+  const written = (s: NodeJS.WriteStream) =>
+    s.destroyed || s.writableLength === 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 2000);
+          const done = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          s.once('drain', done).once('error', done).once('close', done);
+        });
+  await Promise.all([written(process.stdout), written(process.stderr)]);
+}
+
 export async function main(argv: string[]): Promise<void> {
   // A reader that stops early (`calsync runs | head`) closes the pipe: the output it did not want has
   // nowhere to go, which is no error of the command.
