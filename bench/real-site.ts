@@ -32,6 +32,8 @@ import { Redis } from 'ioredis';
 import type { RequestInfo } from '../src/api/index.ts';
 import { resolveSite } from '../src/config/sites.ts';
 import { runIcsImport, type IcsImportParams } from '../src/runs/import-ics.ts';
+import { eventBody } from '../src/write/body.ts';
+import type { EventDraft } from '../src/model/draft.ts';
 import { generateIcsFeed } from '../test/support/generate-ics.ts';
 import { mapConcurrent } from '../src/util/pool.ts';
 import { kitAvailable, kitScratchDir, kitScript, resetKitSite, sitesFromEnv, startKitSite, stopKit, type RealSite } from '../test/real/support/kit.ts';
@@ -45,8 +47,18 @@ const EVENTS = 300;
 /** (bare loop, import) pairs, pooled (measure()). */
 const ROUNDS = 2;
 
-/** The site's own create rate for minimal events: bare POST /events, `concurrency` at a time. */
-async function rawCreateRate(site: BareSite, concurrency: number): Promise<number> {
+/**
+ * What calsync states in every event body beyond the minimal one, for an event with no text, terms,
+ * venue or organizer (src/write/body.ts: every update must state each field, the site resets the
+ * others): sent on its own, it shows what those fields cost the site, apart from the event's data.
+ */
+const STATED = (() => {
+  const { title: _t, start_date: _s, end_date: _e, timezone: _z, status: _st, all_day: _a, ...rest } = eventBody({ title: 'x', start_date: '', end_date: '', timezone: 'UTC', all_day: false } as EventDraft, { categories: [], tags: [], organizers: [] });
+  return rest;
+})();
+
+/** The site's own create rate for minimal events (with `extra` fields): bare POST /events, `concurrency` at a time. */
+async function rawCreateRate(site: BareSite, concurrency: number, extra: Record<string, unknown> = {}): Promise<number> {
   const url = `${site.api}/events`;
   const t = performance.now();
   await mapConcurrent(Array.from({ length: EVENTS }, (_, i) => i), concurrency, async (i) => {
@@ -54,7 +66,7 @@ async function rawCreateRate(site: BareSite, concurrency: number): Promise<numbe
     const r = await fetch(url, {
       method: 'POST',
       headers: { Authorization: site.auth, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ title: `Raw ${i}`, start_date: `2030-03-${day} 10:00:00`, end_date: `2030-03-${day} 11:00:00`, timezone: 'Europe/Berlin', status: 'publish' }),
+      body: JSON.stringify({ ...extra, title: `Raw ${i}`, start_date: `2030-03-${day} 10:00:00`, end_date: `2030-03-${day} 11:00:00`, timezone: 'Europe/Berlin', status: 'publish' }),
     });
     await r.arrayBuffer();
     if (r.status >= 300) throw new Error(`POST ${url}: ${r.status}`);
@@ -203,6 +215,8 @@ async function measure(site: RealSite): Promise<Scenario[]> {
     const linked = await onSite(pids, () => replayLinked(bare, plan, concurrency));
     const same = await onSite(pids, () => replayEvents(bare, plan, linked.value, concurrency));
     await reset();
+    const stated = await onSite(pids, () => rawCreateRate(bare, concurrency, STATED));
+    await reset();
     const sameRate = plan.events.length / (same.ms / 1000);
     const withLinked = plan.events.length / ((same.ms + linked.ms) / 1000);
     const t = timeline(spans, last.ms, last.concurrency);
@@ -225,6 +239,7 @@ async function measure(site: RealSite): Promise<Scenario[]> {
       { name: 'real site: import, drain after the last event write was sent / after the last answer', figure: s(t.drain), unit: 's', reference: `then ${s(t.after)} s to the end of the run` },
       { name: 'real site: requests per new event (incl. terms, venues, organizers)', figure: round(last.requests / last.created, 2), unit: 'req/event' },
       { name: 'real site: site CPU per event (php + MariaDB), raw minimal bodies', figure: cpuRaw, unit: 'ms/event' },
+      { name: 'real site: site CPU per event, raw minimal bodies + the fields calsync always states (no event data)', figure: perEvent(stated.cpuS, EVENTS), unit: 'ms/event', reference: `minimal ${cpuRaw}; ${round(stated.value, 1)} events/s`, ratio: round(perEvent(stated.cpuS, EVENTS) / cpuRaw, 2) },
       { name: 'real site: site CPU per event, raw same bodies (linked records present)', figure: cpuSame, unit: 'ms/event', reference: `minimal ${cpuRaw}`, ratio: round(cpuSame / cpuRaw, 2) },
       { name: 'real site: site CPU per event, raw same bodies + bare linked creates', figure: cpuLinked, unit: 'ms/event', reference: `minimal ${cpuRaw}`, ratio: round(cpuLinked / cpuRaw, 2) },
       { name: 'real site: site CPU per event, ICS import (linked records created inline)', figure: cpuImport, unit: 'ms/event', reference: `same bodies ${cpuSame}`, ratio: round(cpuImport / cpuSame, 2) },
