@@ -192,6 +192,8 @@ async function processJob(ctx: WorkerContext, job: Job, token?: string, signal?:
     ctx.o.log.warn({ jobId: job.id, name }, 'source is paused; run skipped');
     return { paused: true, name, lastError: paused.lastError };
   }
+  // BullMQ counts each time a job's lock expired under a worker that stopped answering (killed, hung).
+  if (job.stalledCounter > 0) ctx.o.log.warn({ jobId: job.id, name, stalled: job.stalledCounter }, 'taking over a job whose worker stopped answering (its lock expired): what that worker wrote is not written again');
   const started = Date.now();
   try {
     return await recordSuccess(ctx, job, name, await def.process(job, payload, ctx.deps, signal), started);

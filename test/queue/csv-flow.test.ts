@@ -51,6 +51,8 @@ describe('CSV import as a BullMQ flow across worker processes', () => {
         return j?.finishedOn ? j : undefined;
       }, 180_000, 200);
       const report = finish.returnvalue as { counts: { events: { read: number; created: number; updated: number; unchanged: number; failed: number } } };
+      // The new worker said which job it took over from the killed one.
+      expect(worker.output()).toMatch(/taking over a job whose worker stopped answering \(its lock expired\)/);
       // Chunks finished before the kill were not processed again.
       for (const [id, at] of finishedAt) expect((await queue.getJob(id as string))?.finishedOn).toBe(at);
 
