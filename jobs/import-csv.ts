@@ -12,7 +12,8 @@ import { RunFailedError, runContext, type RunContext } from '../src/runs/context
 import { settleSourceKey, withSettledKey } from '../src/runs/source-key.ts';
 import { CsvImportOptions, csvOptionsFromSource, csvParams } from '../src/runs/options/import-csv.ts';
 import { assembleRejects, capFailures, omittedWarning, spoolChunkRejects } from './csv-rejects.ts';
-import { ConfiguredSiteName, importRunName, QueueLocation } from './payload.ts';
+import { ConfiguredSiteName, importRunLockKey, importRunName, QueueLocation } from './payload.ts';
+import { acquireRunLock, keepRunLock, releaseRunLock, underRunLock } from '../src/queue/run-lock.ts';
 import { CsvChunkMissingError, UnknownConfigEntryError } from '../src/queue/job-errors.ts';
 
 /** A chunk job's return value (kept in Redis): its report with failures capped, and a count of rejected rows. */
@@ -37,6 +38,14 @@ export function resolveCsvPayload(payload: ImportCsvPayload, config: CalsyncConf
 }
 
 const chunkKey = (deps: JobDeps, runId: string, i: number) => `${deps.prefix}:csv:${runId}:chunk:${i}`;
+
+/**
+ * A CSV run holds its source's run lock from its planner to its finish job, renewed by every job of
+ * the run, so a second run of the source waits (or, scheduled, is skipped) instead of writing the
+ * same rows beside it: two at once created each new row twice (the second copy trashed) and both
+ * reported the same venues created. It expires by itself if every worker dies.
+ */
+const LOCK_TTL_MS = 10 * 60_000;
 
 // A chunk as the planner stored it: rows with their line, cells and normalized result (src/sources/csv/types.ts).
 const StoredChunk = z.strictObject({
@@ -75,10 +84,24 @@ export const importCsvJob = defineJob({
 });
 
 async function planCsv(job: Job, payload: ImportCsvPayload, input: CsvImportParams, deps: JobDeps, run: RunContext) {
+  const runId = `csv-${String(job.id).replace(/[^A-Za-z0-9_-]/g, '-')}`;
+  const lockKey = importRunLockKey(deps.prefix, input);
+  await acquireRunLock(deps.redis, lockKey, runId, `source "${input.sourceKey}"`, LOCK_TTL_MS);
+  const stop = keepRunLock(deps.redis, lockKey, runId, LOCK_TTL_MS);
+  try {
+    return await planFlow(job, payload, input, deps, run, runId);
+  } catch (err) {
+    await releaseRunLock(deps.redis, lockKey, runId);
+    throw err;
+  } finally {
+    stop();
+  }
+}
+
+async function planFlow(job: Job, payload: ImportCsvPayload, input: CsvImportParams, deps: JobDeps, run: RunContext, runId: string) {
   const signal = run.signal;
   // Preflight and the site's zone for rows without one, before any row is read (src/runs/import-csv.ts).
   const { params, zone, setAside } = await prepareCsv(input, run);
-  const runId = `csv-${String(job.id).replace(/[^A-Za-z0-9_-]/g, '-')}`;
   const open = await csvOpener(params, signal);
   const inspection = await inspect(params, open);
   let n = 0;
@@ -126,7 +149,7 @@ export const importCsvChunkJob = defineJob({
     const params = await settleSourceKey(csvParams(o, deps.config, { allowFiles: o.configured }), ctx, { part: true });
     const chunk = await readChunk(deps, p.runId, p.chunk);
     if (!chunk) throw new CsvChunkMissingError(`chunk ${p.chunk} of run ${p.runId} is no longer in Redis (expired or deleted); re-enqueue the import`);
-    const r = await processChunk(params, chunk, ctx);
+    const r = await underRunLock(deps.redis, importRunLockKey(deps.prefix, params), p.runId, LOCK_TTL_MS, () => processChunk(params, chunk, ctx));
     // The raw rejected rows go to disk, not into this job's return value in Redis.
     await spoolChunkRejects(deps.config.dataDir, p.runId, p.chunk, r.rejects);
     return { ...capFailures(r.report), rejects: r.rejects.length };
@@ -142,34 +165,43 @@ export const importCsvFinishJob = defineJob({
   async process(job, ref, deps): Promise<ReportJson & { rejectsFile?: string }> {
     const o = resolveCsvPayload(ref.payload, deps.config);
     const params = await settleSourceKey(csvParams(o, deps.config), runContext(deps, { logFields: { jobId: job.id } }), { part: true });
-    const report = new RunReport({ id: ref.runId, kind: 'import-csv', source: params.sourceKey, site: params.site.name, language: params.lang, dryRun: params.dryRun, startedAt: new Date(job.timestamp).toISOString() });
-    if (ref.unmapped.length) report.warn(`columns not mapped to any field (ignored): ${ref.unmapped.join(', ')}`);
-    const short = shortRowsWarning(ref.shortRows);
-    if (short) report.warn(short);
-    if (ref.overlap) report.warn(ref.overlap);
-    if (ref.setAside) report.warn(ref.setAside);
-    if (ref.defaultTimezone) report.defaultTimezone = ref.defaultTimezone;
-    let omitted = 0;
-    for (const value of Object.values(await job.getChildrenValues<QueuedChunkResult>())) {
-      report.mergeChunk(value.report, params.kind);
-      omitted += value.omitted ?? 0;
+    try {
+      return await finishRun(job, ref, deps, params);
+    } finally {
+      await releaseRunLock(deps.redis, importRunLockKey(deps.prefix, params), ref.runId);
     }
-    // Chunks that failed every attempt: their rows are failed items, nothing silently lost.
-    const failedRows = new Map<number, RejectRow[]>();
-    for (const [key, reason] of Object.entries(await job.getIgnoredChildrenFailures())) {
-      const i = Number(/-chunk-(\d+)$/.exec(key)?.[1]);
-      // A chunk Redis lost or that reads back corrupted: no row of it is known to list.
-      const chunk = (Number.isInteger(i) ? await readChunk(deps, ref.runId, i).catch(() => undefined) : undefined) ?? { index: i, items: [] };
-      const why = `chunk ${i} failed: ${reason}`;
-      for (const item of chunk.items) report.add({ kind: params.kind, outcome: 'failed', reason: why, origin: { source: path.basename(params.location), line: item.line } });
-      failedRows.set(i, chunk.items.map((item) => ({ line: item.line, raw: item.raw, reason: why })));
-    }
-    const rejectsFile = await assembleRejects(deps.config.dataDir, ref.runId, ref.chunks, { headers: ref.headers, delimiter: ref.delimiter }, async (i) => failedRows.get(i) ?? []);
-    const capped = capFailures(report.finish());
-    omitted += capped.omitted;
-    if (omitted) capped.report.warnings.push(omittedWarning(omitted));
-    const keys = Array.from({ length: ref.chunks }, (_, i) => chunkKey(deps, ref.runId, i));
-    if (keys.length) await deps.redis.del(...keys);
-    return { ...capped.report, ...(rejectsFile ? { rejectsFile } : {}) };
   },
 });
+
+/** The run's report, from its chunks' reports and failures, and its rejects file; the stored chunks deleted. */
+async function finishRun(job: Job, ref: z.infer<typeof RunRef>, deps: JobDeps, params: CsvImportParams): Promise<ReportJson & { rejectsFile?: string }> {
+  const report = new RunReport({ id: ref.runId, kind: 'import-csv', source: params.sourceKey, site: params.site.name, language: params.lang, dryRun: params.dryRun, startedAt: new Date(job.timestamp).toISOString() });
+  if (ref.unmapped.length) report.warn(`columns not mapped to any field (ignored): ${ref.unmapped.join(', ')}`);
+  const short = shortRowsWarning(ref.shortRows);
+  if (short) report.warn(short);
+  if (ref.overlap) report.warn(ref.overlap);
+  if (ref.setAside) report.warn(ref.setAside);
+  if (ref.defaultTimezone) report.defaultTimezone = ref.defaultTimezone;
+  let omitted = 0;
+  for (const value of Object.values(await job.getChildrenValues<QueuedChunkResult>())) {
+    report.mergeChunk(value.report, params.kind);
+    omitted += value.omitted ?? 0;
+  }
+  // Chunks that failed every attempt: their rows are failed items, nothing silently lost.
+  const failedRows = new Map<number, RejectRow[]>();
+  for (const [key, reason] of Object.entries(await job.getIgnoredChildrenFailures())) {
+    const i = Number(/-chunk-(\d+)$/.exec(key)?.[1]);
+    // A chunk Redis lost or that reads back corrupted: no row of it is known to list.
+    const chunk = (Number.isInteger(i) ? await readChunk(deps, ref.runId, i).catch(() => undefined) : undefined) ?? { index: i, items: [] };
+    const why = `chunk ${i} failed: ${reason}`;
+    for (const item of chunk.items) report.add({ kind: params.kind, outcome: 'failed', reason: why, origin: { source: path.basename(params.location), line: item.line } });
+    failedRows.set(i, chunk.items.map((item) => ({ line: item.line, raw: item.raw, reason: why })));
+  }
+  const rejectsFile = await assembleRejects(deps.config.dataDir, ref.runId, ref.chunks, { headers: ref.headers, delimiter: ref.delimiter }, async (i) => failedRows.get(i) ?? []);
+  const capped = capFailures(report.finish());
+  omitted += capped.omitted;
+  if (omitted) capped.report.warnings.push(omittedWarning(omitted));
+  const keys = Array.from({ length: ref.chunks }, (_, i) => chunkKey(deps, ref.runId, i));
+  if (keys.length) await deps.redis.del(...keys);
+  return { ...capped.report, ...(rejectsFile ? { rejectsFile } : {}) };
+}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CalsyncConfig } from '../src/config/schema.ts';
 import { defineJob } from '../src/queue/job-definition.ts';
 import { withRunLock } from '../src/queue/run-lock.ts';
-import { ConfiguredSiteName, importRunName, QueueLocation } from './payload.ts';
+import { ConfiguredSiteName, importRunLockKey, importRunName, QueueLocation } from './payload.ts';
 import { runIcsImport } from '../src/runs/import-ics.ts';
 import { IcsImportOptions, icsOptionsFromSource, icsParams } from '../src/runs/options/import-ics.ts';
 import type { ReportJson } from '../src/report/report.ts';
@@ -34,7 +34,7 @@ export const importIcsJob = defineJob({
     // Local files are only for the CLI; a configured source may name one (the demo's bundled feeds).
     const configured = !('location' in payload);
     const params = icsParams(opts, deps.config, { allowFiles: configured });
-    const key = `${deps.prefix}:lock:import:${params.site.key}:${params.lang}:${params.sourceKey}`;
+    const key = importRunLockKey(deps.prefix, params);
     // The run lock outlives a dead worker exactly as long as BullMQ's job lock does: the delivery
     // that takes over a stalled job waits at most one more lockDuration, not a fixed minute.
     const ttlMs = deps.config.worker.lockDurationMs;

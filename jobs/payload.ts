@@ -49,3 +49,11 @@ export const QueueLocation = z
 export function importRunName(p: { source: string } | { location: string; source?: string }): string {
   return 'location' in p ? (p.source ?? sourceKeyFrom(p.location)) : p.source;
 }
+
+/**
+ * The run lock of an import source (one run at a time per site, language and source, across all
+ * workers): an ICS import holds it for its job, a CSV import from its planner to its finish job.
+ */
+export function importRunLockKey(prefix: string, p: { site: { key: string }; lang: string; sourceKey: string }): string {
+  return `${prefix}:lock:import:${p.site.key}:${p.lang}:${p.sourceKey}`;
+}

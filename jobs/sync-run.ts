@@ -3,7 +3,7 @@ import { JobStateMissingError } from '../src/queue/job-errors.ts';
 import type { CalsyncConfig } from '../src/config/schema.ts';
 import type { Language } from '../src/model/languages.ts';
 import type { JobDeps } from '../src/queue/job-definition.ts';
-import { keepRunLock, renewRunLock } from '../src/queue/run-lock.ts';
+import { underRunLock } from '../src/queue/run-lock.ts';
 import { runContext, type RunContext } from '../src/runs/context.ts';
 import { syncParams } from '../src/runs/options/sync-site.ts';
 import type { RunReport } from '../src/report/report.ts';
@@ -25,14 +25,8 @@ export function syncJobContext(deps: JobDeps, job: Job, runId: string, logFields
 }
 
 /** Runs `fn` holding (and renewing) the run's lock; a run whose lock was lost keeps going (its writes are idempotent). */
-export async function underLock<T>(deps: JobDeps, ref: RunRef, fn: () => Promise<T>): Promise<T> {
-  await renewRunLock(deps.redis, ref.lockKey, ref.runId, LOCK_TTL_MS);
-  const stop = keepRunLock(deps.redis, ref.lockKey, ref.runId, LOCK_TTL_MS);
-  try {
-    return await fn();
-  } finally {
-    stop();
-  }
+export function underLock<T>(deps: JobDeps, ref: RunRef, fn: () => Promise<T>): Promise<T> {
+  return underRunLock(deps.redis, ref.lockKey, ref.runId, LOCK_TTL_MS, fn);
 }
 
 /**

@@ -63,3 +63,18 @@ export async function withRunLock<T>(redis: Redis, key: string, token: string, w
     await releaseRunLock(redis, key, token);
   }
 }
+
+/**
+ * Runs `fn` for a piece of a run that spans jobs (a CSV chunk, a sync page), renewing the run's lock
+ * while it works. The lock was taken by the run's first job and is released by its last; a piece
+ * whose run lost the lock keeps going (its writes are idempotent).
+ */
+export async function underRunLock<T>(redis: Redis, key: string, token: string, ttlMs: number, fn: () => Promise<T>): Promise<T> {
+  await renewRunLock(redis, key, token, ttlMs);
+  const stop = keepRunLock(redis, key, token, ttlMs);
+  try {
+    return await fn();
+  } finally {
+    stop();
+  }
+}
