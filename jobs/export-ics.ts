@@ -13,6 +13,7 @@ export const exportIcsJob = defineJob({
   queue: 'export',
   payload: ExportIcsPayload,
   historyName: (p) => p.export,
+  record: (r: ExportResult) => ({ kind: 'export-ics', counts: { exported: Object.fromEntries(r.files.map((f) => [f.lang, f.events])) } }),
   async process(job, payload, deps, signal): Promise<ExportResult> {
     const e = deps.config.exports.find((x) => x.name === payload.export);
     if (!e) throw new UnknownConfigEntryError(`no export named "${payload.export}"`);

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { CalsyncConfig } from '../config/schema.ts';
 import type { RunContext } from '../runs/context.ts';
-import type { RunHistory } from './history.ts';
+import type { RunHistory, RunRecord } from './history.ts';
 import type { JobKind, QueueName } from './names.ts';
 
 /** What every processor gets from the worker that runs it. */
@@ -37,6 +37,12 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType, R = unknown> {
    * `finish` job reports them, and its own failure counts as the run's.
    */
   part?: 'piece' | 'finish';
+  /**
+   * What a successful run whose result is not a report (an export) keeps in the history: its kind and
+   * counts. Without a record a success would not end its name's run of failures, and three failed
+   * exports between successes paused the export.
+   */
+  record?(result: R): Pick<RunRecord, 'kind' | 'counts'>;
   process(job: Job<z.infer<S>>, payload: z.infer<S>, deps: JobDeps, signal?: AbortSignal): Promise<R>;
 }
 

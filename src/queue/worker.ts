@@ -196,7 +196,7 @@ async function processJob(ctx: WorkerContext, job: Job, token?: string, signal?:
   if (job.stalledCounter > 0) ctx.o.log.warn({ jobId: job.id, name, stalled: job.stalledCounter }, 'taking over a job whose worker stopped answering (its lock expired): what that worker wrote is not written again');
   const started = Date.now();
   try {
-    return await recordSuccess(ctx, job, name, await def.process(job, payload, ctx.deps, signal), started);
+    return await recordSuccess(ctx, { job, def, name, started }, await def.process(job, payload, ctx.deps, signal));
   } catch (err) {
     const locked = whenLocked(job, err, token);
     if (locked === 'skip') {
@@ -235,9 +235,14 @@ async function waitForLock(ctx: WorkerContext, job: Job, name: string, message: 
  * retry as the whole run (src/queue/attempts.ts), so the stored result (`enqueue --wait`, the
  * dashboard API), the history and the item metrics all count what its earlier attempts wrote, once.
  */
-async function recordSuccess(ctx: WorkerContext, job: Job, name: string, result: unknown, started: number): Promise<unknown> {
+async function recordSuccess(ctx: WorkerContext, a: Attempt, result: unknown): Promise<unknown> {
   const { metrics } = ctx;
+  const { job, name, started } = a;
   let returned = result;
+  if (!isReport(result) && a.def.record) {
+    const rec = a.def.record(result);
+    await ctx.history.record({ ...rec, id: String(job.id), name, status: 'ok', startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, failures: [], jobId: job.id });
+  }
   if (isReport(result)) {
     const whole = await wholeReport(ctx.deps.redis, job, result);
     returned = whole.report;

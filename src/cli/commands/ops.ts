@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CalsyncConfig } from '../../config/schema.ts';
-import { RunHistory } from '../../queue/history.ts';
+import { RunHistory, type RunRecord } from '../../queue/history.ts';
 import { commandRedis, loadCliConfig, type GlobalOptions } from '../runtime.ts';
 import { intOption } from '../options.ts';
 import { OptionsError } from '../validate.ts';
@@ -45,8 +45,7 @@ export function registerOps(program: Command, globals: () => GlobalOptions, setE
         const known = configuredNames(config);
         for (const [n, p] of Object.entries(paused)) if (p) process.stdout.write(`PAUSED ${n}${known.has(n) ? '' : ' (not in the config)'} since ${p.since} after ${p.failures} failed runs: ${p.lastError}\n  resume with: calsync resume ${n}\n`);
         for (const r of runs) {
-          const ev = r.counts?.events;
-          const counts = ev ? `read ${ev.read}, ${ev.created} created, ${ev.updated} updated, ${ev.unchanged} unchanged, ${ev.skipped} skipped, ${ev.failed} failed, ${ev.retired} retired` : '';
+          const counts = countsLine(r.counts);
           process.stdout.write(`${r.startedAt} ${r.name} ${r.kind} ${r.status.toUpperCase()} ${(r.durationMs / 1000).toFixed(1)}s ${counts}${r.error ? ` — ${r.error}` : ''}\n`);
           for (const f of r.failures.slice(0, 5)) process.stdout.write(`    failed ${f.kind} ${f.ref ?? f.slug ?? ''}: ${f.reason}\n`);
         }
@@ -90,4 +89,12 @@ export function registerOps(program: Command, globals: () => GlobalOptions, setE
       );
       setExit(0);
     });
+}
+
+/** A run record's counts as `calsync runs` prints them: an import's or sync's events, an export's events per feed. */
+function countsLine(counts: RunRecord['counts']): string {
+  const ev = counts?.events;
+  if (ev) return `read ${ev.read}, ${ev.created} created, ${ev.updated} updated, ${ev.unchanged} unchanged, ${ev.skipped} skipped, ${ev.failed} failed, ${ev.retired} retired`;
+  const feeds = Object.entries(counts?.exported ?? {});
+  return feeds.length ? feeds.map(([lang, n]) => `${lang}: ${n} events`).join(', ') : '';
 }
