@@ -6,6 +6,7 @@ import type { CalsyncConfig } from '../config/schema.ts';
 import { embeddedRedis, RedisUnavailableError, type EmbeddedRedis } from '../queue/redis-server.ts';
 import { runContext, type RunContext } from '../runs/context.ts';
 import { createLogger, type Logger } from '../util/log.ts';
+import { redactUrl } from '../util/redact.ts';
 import { withJsonFailure, type RunLabel } from './outcome.ts';
 import { ProgressLine } from './progress.ts';
 
@@ -44,6 +45,11 @@ export interface CommandRedisOptions {
   unavailable?: string;
   /** ioredis' `maxRetriesPerRequest`: null waits out an outage; a number fails a short command soon. @defaultValue null */
   maxRetriesPerRequest?: number | null;
+  /**
+   * A long-running command (worker, serve) waits for a Redis given by URL that does not answer yet
+   * (started before it, restarted); any other command stops within seconds, naming the URL.
+   */
+  waitForRedis?: boolean;
   /** Logs an outage once, and its end (src/queue/connection.ts), and a missing optional Redis. */
   log?: Logger;
 }
@@ -63,6 +69,7 @@ export async function commandRedis(opts: GlobalOptions, config: CalsyncConfig, o
   const url = opts.redis ?? process.env.REDIS_URL ?? config.redis;
   if (url) {
     const redis = connect(url);
+    if (!o.waitForRedis) await answering(redis, url);
     return { redis, url, embedded: false, stop: async () => void redis.disconnect() };
   }
   let local: EmbeddedRedis;
@@ -126,4 +133,30 @@ export async function runInline<O, P, R>(g: GlobalOptions, setExit: (code: numbe
       await r.stop();
     }
   });
+}
+
+/** How long a one-shot command waits for a Redis given by URL to answer its first command. */
+const REDIS_ANSWER_MS = 5000;
+
+/**
+ * A Redis given by URL answers, or the command stops here: `enqueue` and the inline runs waited
+ * forever (`enqueue` with one "retrying" line), `runs` failed with ioredis' "Reached the max retries
+ * per request limit", which named neither Redis nor its URL.
+ */
+async function answering(redis: Redis, url: string): Promise<void> {
+  let last = '';
+  const onError = (err: Error) => (last = err.message);
+  redis.on('error', onError);
+  const ping = redis.ping();
+  ping.catch(() => undefined); // rejected once disconnected below: settled here
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([ping, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${REDIS_ANSWER_MS / 1000} s`)), REDIS_ANSWER_MS)))]);
+  } catch (err) {
+    redis.disconnect();
+    throw new RedisUnavailableError(`Redis at ${redactUrl(url)} does not answer (${last || (err as Error).message}): start it, or set --redis / REDIS_URL to the Redis the worker uses`, { given: true });
+  } finally {
+    clearTimeout(timer);
+    redis.off('error', onError);
+  }
 }

@@ -104,6 +104,9 @@ async function finished(job: Job, events: QueueEvents, timeoutMs?: number): Prom
       const state = await job.getState();
       // Finished meanwhile (its event missed): a new wait's first look gives its result or its error.
       if (state === 'completed' || state === 'failed') return job.waitUntilFinished(events, RECHECK_MS);
+      // In no list of its queue: Redis lost it (restarted without its data) or it was removed. Its
+      // worker cannot finish it either (BullMQ: "Missing key for job"), so the wait would never end.
+      if (state === 'unknown') throw new JobStateMissingError(`job ${job.id} (${job.name}) is no longer in Redis (was Redis restarted without its data, or the job removed?): what it did is unknown; see \`calsync runs\` and enqueue it again`);
       if (Date.now() >= deadline) throw err;
     }
   }

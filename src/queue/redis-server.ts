@@ -10,9 +10,10 @@ import { CalsyncError } from '../errors/calsync-error.ts';
 /** Raised when calsync needs a local Redis and none can be started. */
 export class RedisUnavailableError extends CalsyncError {
   readonly code = 'redis-unavailable';
-  constructor(reason: string) {
+  /** `given`: the Redis named (--redis, REDIS_URL) is the one to fix; no advice on getting one. */
+  constructor(reason: string, opts: { given?: boolean } = {}) {
     super(
-      `${reason}\n` +
+      opts.given ? reason : `${reason}\n` +
         'calsync needs Redis >= 6.2 for its queues. Either:\n' +
         '  - install redis-server: `apt-get install redis-server` (Debian/Ubuntu) or `brew install redis` (macOS), or\n' +
         '  - run `docker compose up -d redis` and set REDIS_URL=redis://127.0.0.1:6379, or\n' +

@@ -18,7 +18,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions, se
       const g = globals();
       const log = createLogger({ level: g.logLevel === 'warn' ? 'info' : g.logLevel });
       const config = loadCliConfig(g);
-      const r = await commandRedis(g, config, { need: 'required', log });
+      const r = await commandRedis(g, config, { need: 'required', log, waitForRedis: true });
       const auth = config.serve.basicAuth;
       const password = auth ? process.env[auth.passwordEnv] : undefined;
       if (auth && !password) throw new ServePasswordMissingError(auth.passwordEnv);

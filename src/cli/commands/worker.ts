@@ -34,7 +34,7 @@ export function registerWorker(program: Command, globals: () => GlobalOptions, s
 async function runWorker(g: GlobalOptions, o: { queues?: string[]; schedules: boolean }, setExit: SetExit): Promise<void> {
   const log = createLogger({ level: g.logLevel === 'warn' ? 'info' : g.logLevel });
   const config = loadCliConfig(g);
-  const r = await commandRedis(g, config, { need: 'required', log });
+  const r = await commandRedis(g, config, { need: 'required', log, waitForRedis: true });
   const queues = (o.queues as Family[] | undefined) ?? [...QUEUES];
   const running = await startWorkers({ config, redisUrl: r.url, jobs: JOBS, log, queues, prefix: g.prefix });
   if (o.schedules) await reconcileSchedules(config, r.url, g.prefix, log);
