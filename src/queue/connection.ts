@@ -24,8 +24,23 @@ export function bullConnection(url: string): BullRedisOptions {
  * reconnect of a client nobody listens to; here an outage is logged once, and once more when it ends.
  * Commands sent meanwhile still wait or fail as `options` say.
  */
-export function commandConnection(url: string, options: { maxRetriesPerRequest: number | null }, log?: { warn(msg: string): void; info(msg: string): void }): Redis {
-  const redis = new Redis(url, options);
+export function commandConnection(url: string, options: { maxRetriesPerRequest: number | null }, log?: OutageLog): Redis {
+  return watchedForOutages(new Redis(url, options), log);
+}
+
+/** The worker's own connection (ledger, history, metrics, locks); it waits out Redis restarts. */
+export function workerConnection(url: string, log?: OutageLog): Redis {
+  return watchedForOutages(new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true }), log);
+}
+
+type OutageLog = { warn(msg: string): void; info(msg: string): void };
+
+/**
+ * An outage logged once, and its end. Without an 'error' listener ioredis prints every failed
+ * reconnection as "[ioredis] Unhandled error event" with its stack (13 of them in a worker's JSON log
+ * for a 5 s Redis restart).
+ */
+function watchedForOutages(redis: Redis, log?: OutageLog): Redis {
   let down = false;
   redis.on('error', (err: Error) => {
     if (!down) log?.warn(`Redis unreachable (${err.message}); retrying`);
@@ -38,7 +53,15 @@ export function commandConnection(url: string, options: { maxRetriesPerRequest: 
   return redis;
 }
 
-/** The worker's own connection (ledger, history, metrics, locks); it waits out Redis restarts. */
-export function workerConnection(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });
+/**
+ * For BullMQ's queues and queue events, which emit their connection's errors (each printed with its
+ * stack when nothing listens, four of them in `enqueue --wait`'s output for a 5 s Redis restart):
+ * the first is logged, as an outage; the rest are the same outage.
+ */
+export function firstErrorLogged(log: OutageLog): (err: Error) => void {
+  let logged = false;
+  return (err) => {
+    if (!logged) log.warn(`Redis unreachable (${err.message}); retrying`);
+    logged = true;
+  };
 }

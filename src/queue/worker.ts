@@ -59,7 +59,7 @@ interface WorkerContext {
 
 export async function startWorkers(o: WorkerOptions): Promise<RunningWorkers> {
   const prefix = o.prefix ?? 'calsync';
-  const redis = workerConnection(o.redisUrl);
+  const redis = workerConnection(o.redisUrl, { warn: (m) => o.log.warn(m), info: (m) => o.log.info(m) });
   const history = new RunHistory(redis, { prefix, keep: o.config.history.keep, pauseAfterFailures: o.config.history.pauseAfterFailures });
   const metrics = new MetricsRecorder(redis, prefix);
   const ctx: WorkerContext = { o, history, metrics, deps: jobDeps(o, redis, prefix, history, metrics) };

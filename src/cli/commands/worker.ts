@@ -5,7 +5,7 @@ import type { CalsyncConfig } from '../../config/schema.ts';
 import { QUEUES, type Family, type QueueName } from '../../queue/names.ts';
 import { reconcileSchedulers } from '../../queue/schedulers.ts';
 import { openQueues, startWorkers } from '../../queue/worker.ts';
-import { bullConnection } from '../../queue/connection.ts';
+import { bullConnection, firstErrorLogged } from '../../queue/connection.ts';
 import { FlowUnits, waitForRun, warnIfNoWorker } from '../../queue/follow.ts';
 import { exportSummary, isExportSummary } from '../../export/summary.ts';
 import { reportExitCode, type ReportJson } from '../../report/report.ts';
@@ -102,6 +102,8 @@ async function enqueue(g: GlobalOptions, kind: string, location: string | undefi
   const queueName = (JOBS[kind] as { queue: QueueName }).queue;
   const r = await commandRedis(g, config, { need: 'required', log });
   const queues = openQueues(r.url, g.prefix);
+  const onError = firstErrorLogged(log);
+  for (const q of Object.values(queues)) q.on('error', onError);
   const queue = queues[queueName];
   let events: QueueEvents | undefined;
   // A sync's planners run on their own queue; their results give the number of page jobs.
@@ -109,8 +111,8 @@ async function enqueue(g: GlobalOptions, kind: string, location: string | undefi
   try {
     if (o.wait) {
       // Subscribe before adding: QueueEvents only sees events after it starts (BullMQ docs).
-      events = new QueueEvents(queueName, { connection: bullConnection(r.url), prefix: g.prefix });
-      if (queueName === 'sync') planEvents = new QueueEvents('sync-plan', { connection: bullConnection(r.url), prefix: g.prefix });
+      events = new QueueEvents(queueName, { connection: bullConnection(r.url), prefix: g.prefix }).on('error', onError);
+      if (queueName === 'sync') planEvents = new QueueEvents('sync-plan', { connection: bullConnection(r.url), prefix: g.prefix }).on('error', onError);
       await Promise.all([events.waitUntilReady(), planEvents?.waitUntilReady()]);
     }
     const job: Job = await queue.add(kind, payload);
