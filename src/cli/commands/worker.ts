@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Redis } from 'ioredis';
 import { QueueEvents, type Job, type Queue } from 'bullmq';
 import { JOBS } from '../../../jobs/index.ts';
 import type { CalsyncConfig } from '../../config/schema.ts';
@@ -37,7 +38,10 @@ async function runWorker(g: GlobalOptions, o: { queues?: string[]; schedules: bo
   const r = await commandRedis(g, config, { need: 'required', log, waitForRedis: true });
   const queues = (o.queues as Family[] | undefined) ?? [...QUEUES];
   const running = await startWorkers({ config, redisUrl: r.url, jobs: JOBS, log, queues, prefix: g.prefix });
-  if (o.schedules) await reconcileSchedules(config, r.url, g.prefix, log);
+  if (o.schedules) {
+    await reconcileSchedules(config, r.url, g.prefix, log);
+    reconcileAfterOutages(r.redis, () => reconcileSchedules(config, r.url, g.prefix, log), log);
+  }
   log.info({ queues }, 'worker started');
   const signal = await untilSignal();
   log.info({ signal }, 'shutting down: no new jobs, waiting for running ones');
@@ -54,6 +58,22 @@ async function reconcileSchedules(config: CalsyncConfig, redisUrl: string, prefi
   for (const c of changes) if (c.action !== 'unchanged') log.info({ scheduler: c.id, queue: c.queue, schedule: c.schedule }, `scheduler ${c.action}`);
   log.info({ added: count(changes, 'added'), updated: count(changes, 'updated'), removed: count(changes, 'removed'), unchanged: count(changes, 'unchanged') }, 'schedules reconciled');
   await Promise.all(Object.values(q).map((x) => x.close()));
+}
+
+/**
+ * Puts the config's schedules back each time Redis comes back after an outage: one restarted without
+ * persistence has lost them, and the worker went on with no scheduled run at all while /healthz said
+ * ok. Reconciling a Redis that kept them changes nothing.
+ */
+function reconcileAfterOutages(redis: Redis | undefined, reconcile: () => Promise<void>, log: Logger): void {
+  let down = false;
+  // 'close', not 'error': a restart quicker than ioredis' first retry reconnects without an error.
+  redis?.on('close', () => (down = true));
+  redis?.on('ready', () => {
+    if (!down) return;
+    down = false;
+    reconcile().catch((err: Error) => log.warn({ err: err.message }, 'schedules not reconciled after Redis came back'));
+  });
 }
 
 /** Resolves with the name of the first SIGINT or SIGTERM. */
