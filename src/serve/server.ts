@@ -89,11 +89,13 @@ function mountMetrics(app: express.Express, queues: Queues, feedCounters: Map<st
 const HEALTH_TIMEOUT_MS = 2_000;
 
 function mountHealth(app: express.Express, o: ServeOptions, queues: Queues): void {
+  // Worker processes, not BullMQ workers (one per queue it serves: 5 each): each names its queue
+  // connections `<prefix>:<queue>:w:<host>:<pid>` (src/queue/worker.ts).
   const probe = async (): Promise<{ redisOk: boolean; workers: number }> => {
     const redisOk = (await o.redis.ping()) === 'PONG';
-    let workers = 0;
-    for (const q of Object.values(queues)) workers += (await q.getWorkers()).length;
-    return { redisOk, workers };
+    const processes = new Set<string>();
+    for (const q of Object.values(queues)) for (const w of await q.getWorkers()) processes.add(String(w.rawname ?? w.name).split(':w:').pop() ?? '');
+    return { redisOk, workers: processes.size };
   };
   app.get('/healthz', async (_req, res) => {
     // The connections retry forever and queue commands while Redis is down (maxRetriesPerRequest:

@@ -8,6 +8,9 @@ import { startServer, type RunningServer } from '../../src/serve/server.ts';
 import { MetricsRecorder, METRIC_KEYS } from '../../src/metrics/recorder.ts';
 import { createLogger } from '../../src/util/log.ts';
 import { redisUrl, testPrefix, testRedis } from '../support/redis.ts';
+import { JOBS } from '../../jobs/index.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import { startWorkers } from '../../src/queue/worker.ts';
 
 describe('calsync serve', () => {
   let server: RunningServer;
@@ -45,10 +48,17 @@ describe('calsync serve', () => {
     expect(await text()).toMatch(/calsync_feed_requests_total\{feed="city",lang="en",status="200"\} 1/);
   });
 
-  it('answers /healthz with Redis reachable', async () => {
+  it('answers /healthz with Redis reachable, and the worker processes connected', async () => {
     const res = await request(`${server.url}/healthz`);
     expect(res.statusCode).toBe(200);
-    expect(await res.body.json()).toMatchObject({ status: 'ok', redis: true });
+    expect(await res.body.json()).toMatchObject({ status: 'ok', redis: true, workers: 0 });
+    // Regression: it counted BullMQ workers, one per queue a process serves (4 or 5 per process).
+    const running = await startWorkers({ config: parseConfig({}), redisUrl: redisUrl(), jobs: JOBS, log: createLogger({ level: 'silent' }), prefix });
+    try {
+      expect(await (await request(`${server.url}/healthz`)).body.json()).toMatchObject({ status: 'ok', workers: 1 });
+    } finally {
+      await running.close(5000);
+    }
   });
 
   it('puts the Bull Board dashboard behind Basic auth', async () => {
