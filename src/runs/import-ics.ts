@@ -24,6 +24,7 @@ import { checkSite, defaultZone, ledgerHeldBySite } from './site-check.ts';
 import { guardSourceOverlap } from './overlap-guard.ts';
 import { checkLegacyKey, withSettledKey } from './source-key.ts';
 import { GroupReuse } from './group-reuse.ts';
+import { WriteProgress } from './write-progress.ts';
 import { isLocalLocation, optionsFingerprint, reusableState, unchangedReason, type FetchState } from './rerun.ts';
 
 export interface IcsImportParams {
@@ -259,6 +260,7 @@ interface ParsedFeed {
 async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport, feed: ParsedFeed, last: LastRun, done: FetchState, run: WriteRun): Promise<void> {
   const { client, writer } = run;
   const { items, ledger } = feed;
+  let progress: WriteProgress | undefined;
   try {
     await checkLegacyKey(p, ctx, 'events', (key) => items.flatMap((it) => (it.ok ? [draftSlug(key, it.draft)] : [])));
     await guardUidChurn(items, feed.uids, last.prev, ledger, p, report);
@@ -270,10 +272,11 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
     run.open = true;
     run.gate.open();
     report.release();
+    progress = new WriteProgress(ctx, items.length, () => report.counts.events.read);
     const planned = await run.early.finish();
     if (run.reuse && feed.groups?.reused.length) await run.reuse.standIn(feed.groups.reused, p.location, writer, report);
     throwIfSiteDown(client);
-    if (planned > 0) await ctx.onProgress?.({ phase: 'write', done: planned, total: items.length });
+    if (planned > 0) await progress.note(planned);
     await writer.prime(planned > 0 ? items.slice(planned) : items, feed.snapshot);
     // Two batches overlap: the next one is planned and starts while the last requests of the one
     // before are still out, so the site is not left idle at every batch's tail (the client's
@@ -285,10 +288,10 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
       const written = writer.writeEvents(items.slice(i, end));
       written.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
       i = end;
-      if (previous) await finished(previous, client, ctx, items.length);
+      if (previous) await finished(previous, client, progress);
       previous = { written, done: i };
     }
-    if (previous) await finished(previous, client, ctx, items.length);
+    if (previous) await finished(previous, client, progress);
     // The parser kept the occurrences overlapping the window: those are the ones that can have vanished.
     await writer.retire({ policy: p.retire, window: { ...p.window, rule: 'overlap' }, maxShare: p.maxRetireShare, force: p.forceRetire });
     throwIfSiteDown(client);
@@ -298,15 +301,16 @@ async function writeFeed(p: IcsImportParams, ctx: RunContext, report: RunReport,
     if (clean && run.reuse && feed.groups) await run.reuse.record(feed.groups.recordable, feed.groups.reused, { window: p.window, items, writer, report, maxEntries: LEDGER_SNAPSHOT_MAX });
     if (!p.dryRun) await last.state.set(last.key, { ...done, processedAt: new Date().toISOString(), clean, ...(ctx.jobMark ? { job: ctx.jobMark } : {}) } satisfies FetchState);
   } finally {
+    progress?.stop();
     report.countRequests(client.stats());
   }
 }
 
 /** Waits for a batch, then stops the run if the site is down, else reports progress. */
-async function finished(batch: { written: Promise<void>; done: number }, client: CalendarClient, ctx: RunContext, total: number): Promise<void> {
+async function finished(batch: { written: Promise<void>; done: number }, client: CalendarClient, progress: WriteProgress): Promise<void> {
   await batch.written;
   throwIfSiteDown(client);
-  await ctx.onProgress?.({ phase: 'write', done: batch.done, total });
+  await progress.note(batch.done);
 }
 
 /** Parse + normalize in the isolated parser; a whole-file refusal fails the run with the parser's code. */
