@@ -44,7 +44,6 @@ export function commandWord(args: string[]): string | undefined {
   return undefined;
 }
 
-/** Runs one calsync command line and sets process.exitCode (see the exit codes above). */
 /** Resolves once stdout and stderr hold nothing unwritten (or are closed), within 2 s. */
 export async function outputWritten(): Promise<void> {
   const written = (s: NodeJS.WriteStream) =>
@@ -61,6 +60,7 @@ export async function outputWritten(): Promise<void> {
   await Promise.all([written(process.stdout), written(process.stderr)]);
 }
 
+/** Runs one calsync command line and sets process.exitCode (see the exit codes above). */
 export async function main(argv: string[]): Promise<void> {
   // A reader that stops early (`calsync runs | head`) closes the pipe: the output it did not want has
   // nowhere to go, which is no error of the command.

@@ -35,21 +35,30 @@ export function workerConnection(url: string, log?: OutageLog): Redis {
 
 type OutageLog = { warn(msg: string): void; info(msg: string): void };
 
+/** One outage in a log: its first error, then its end (if the emitter says when it is ready again). */
+function outageLog(log?: OutageLog): { error: (err: Error) => void; ready: () => void } {
+  let down = false;
+  return {
+    error: (err) => {
+      if (!down) log?.warn(`Redis unreachable (${err.message}); retrying`);
+      down = true;
+    },
+    ready: () => {
+      if (down) log?.info('Redis reachable again');
+      down = false;
+    },
+  };
+}
+
 /**
  * An outage logged once, and its end. Without an 'error' listener ioredis prints every failed
  * reconnection as "[ioredis] Unhandled error event" with its stack (13 of them in a worker's JSON log
  * for a 5 s Redis restart).
  */
 function watchedForOutages(redis: Redis, log?: OutageLog): Redis {
-  let down = false;
-  redis.on('error', (err: Error) => {
-    if (!down) log?.warn(`Redis unreachable (${err.message}); retrying`);
-    down = true;
-  });
-  redis.on('ready', () => {
-    if (down) log?.info('Redis reachable again');
-    down = false;
-  });
+  const outage = outageLog(log);
+  redis.on('error', outage.error);
+  redis.on('ready', outage.ready);
   return redis;
 }
 
@@ -59,9 +68,5 @@ function watchedForOutages(redis: Redis, log?: OutageLog): Redis {
  * the first is logged, as an outage; the rest are the same outage.
  */
 export function firstErrorLogged(log: OutageLog): (err: Error) => void {
-  let logged = false;
-  return (err) => {
-    if (!logged) log.warn(`Redis unreachable (${err.message}); retrying`);
-    logged = true;
-  };
+  return outageLog(log).error;
 }

@@ -7,18 +7,19 @@ import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { CalsyncError } from '../errors/calsync-error.ts';
 
+/** How to get a Redis, for a command that found none. */
+const GETTING_REDIS =
+  'calsync needs Redis >= 6.2 for its queues. Either:\n' +
+  '  - install redis-server: `apt-get install redis-server` (Debian/Ubuntu) or `brew install redis` (macOS), or\n' +
+  '  - run `docker compose up -d redis` and set REDIS_URL=redis://127.0.0.1:6379, or\n' +
+  '  - point REDIS_URL at any Redis you already run.';
+
 /** Raised when calsync needs a local Redis and none can be started. */
 export class RedisUnavailableError extends CalsyncError {
   readonly code = 'redis-unavailable';
   /** `given`: the Redis named (--redis, REDIS_URL) is the one to fix; no advice on getting one. */
   constructor(reason: string, opts: { given?: boolean } = {}) {
-    super(
-      opts.given ? reason : `${reason}\n` +
-        'calsync needs Redis >= 6.2 for its queues. Either:\n' +
-        '  - install redis-server: `apt-get install redis-server` (Debian/Ubuntu) or `brew install redis` (macOS), or\n' +
-        '  - run `docker compose up -d redis` and set REDIS_URL=redis://127.0.0.1:6379, or\n' +
-        '  - point REDIS_URL at any Redis you already run.',
-    );
+    super(opts.given ? reason : `${reason}\n${GETTING_REDIS}`);
     this.name = 'RedisUnavailableError';
   }
 }

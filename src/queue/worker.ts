@@ -239,10 +239,6 @@ async function recordSuccess(ctx: WorkerContext, a: Attempt, result: unknown): P
   const { metrics } = ctx;
   const { job, name, started } = a;
   let returned = result;
-  if (!isReport(result) && a.def.record) {
-    const rec = a.def.record(result);
-    await ctx.history.record({ ...rec, id: String(job.id), name, status: 'ok', startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, failures: [], jobId: job.id });
-  }
   if (isReport(result)) {
     const whole = await wholeReport(ctx.deps.redis, job, result);
     returned = whole.report;
@@ -250,6 +246,9 @@ async function recordSuccess(ctx: WorkerContext, a: Attempt, result: unknown): P
     for (const [kind, c] of Object.entries(whole.report.counts)) {
       for (const outcome of ['created', 'updated', 'unchanged', 'skipped', 'failed', 'retired'] as const) metrics.inc(METRIC_KEYS.items, { run: job.name, kind, outcome }, c[outcome]);
     }
+  } else if (a.def.record) {
+    const rec = a.def.record(result);
+    await ctx.history.record({ ...rec, id: String(job.id), name, status: 'ok', startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, failures: [], jobId: job.id });
   }
   metrics.inc(METRIC_KEYS.jobs, { kind: job.name, outcome: 'completed' });
   metrics.observe(METRIC_KEYS.jobSeconds, { kind: job.name }, (Date.now() - started) / 1000);

@@ -1,7 +1,6 @@
-import { PreflightError, preflight, type SiteFacts } from '../api/index.ts';
+import { CalendarClient, PreflightError, preflight, type SiteFacts } from '../api/index.ts';
 import type { ResolvedSite } from '../config/sites.ts';
 import { canonicalZone, offsetZoneName } from '../model/timezones.ts';
-import { CalendarClient } from '../api/index.ts';
 import type { Language } from '../model/languages.ts';
 import { MemoryLedger, type Ledger } from '../write/ledger.ts';
 import { ledgerOnSite, RECORD_KINDS, type RecordKind } from '../write/ledger-on-site.ts';
@@ -76,7 +75,7 @@ export async function ledgerHeldBySite(site: ResolvedSite, scope: { lang: Langua
     await client.close();
   }
   if (held.state !== 'forgotten') return { ledger };
-  const noun = kind === 'events' ? 'event' : kind.slice(0, -1);
+  const noun = kind.slice(0, -1);
   const done = run.dryRun ? `a real run sets calsync's ledger of them aside and writes every ${noun} again` : `calsync's ledger of them was set aside and every ${noun} is written again`;
   const setAside = `the site no longer has the ${kind} calsync wrote there for ${scope.label ?? scope.source} (ids ${held.ids.join(', ')} are not on it: was it reset, or restored from an older backup?): ${done}`;
   if (run.dryRun) return { ledger: new MemoryLedger(), setAside };

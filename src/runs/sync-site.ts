@@ -138,8 +138,8 @@ export class SiteSync {
     this.ledger = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: this.sourceKey });
     this.unlisted = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: `${this.sourceKey}-unlisted` });
     this.reverseLedger = ledgerFor(ctx, { site: p.from.key, language: p.lang, source: `sync-${p.to.key}` });
-    const termMemo = (this.termMemo = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: `${this.sourceKey}-terms` }));
-    this.writer = new SiteWriter({ client: this.target, ledger: this.ledger, report, sourceKey: this.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked, createTerms: true, updateTerms: true, termMemo, concurrency: p.to.concurrency, signal: ctx.signal, mark: ctx.jobMark });
+    this.termMemo = ledgerFor(ctx, { site: p.to.key, language: p.lang, source: `${this.sourceKey}-terms` });
+    this.writer = new SiteWriter({ client: this.target, ledger: this.ledger, report, sourceKey: this.sourceKey, lang: p.lang, dryRun: p.dryRun, onEdit: p.onEdit, adoptLinked: p.adoptLinked, createTerms: true, updateTerms: true, termMemo: this.termMemo, concurrency: p.to.concurrency, signal: ctx.signal, mark: ctx.jobMark });
   }
 
   /**

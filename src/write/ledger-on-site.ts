@@ -21,9 +21,8 @@ export type LedgerOnSite = { state: 'held' | 'empty' } | { state: 'forgotten'; i
  * Three entries are drawn at random and their records read by id, one after the other, until one is
  * there: one request on every run that has a ledger, three when the site lost its records. The site
  * lost them when none of the three is there: a record deleted for good one by one is someone's
- * choice, as a trashed one is (both are left as they are). A record
- * the site cannot say anything about (not a "not found" answer) counts as there: the run then goes
- * on as it did before this check.
+ * choice, as a trashed one is (both are left as they are). A record the site cannot say anything
+ * about (not a "not found" answer) counts as there: the run then goes on as it did before this check.
  */
 export async function ledgerOnSite(ledger: Ledger, kind: RecordKind, client: CalendarClient, lang: Language): Promise<LedgerOnSite> {
   const sample = await ledger.sample(kind, LEDGER_SAMPLE);

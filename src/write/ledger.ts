@@ -70,13 +70,13 @@ export type Retirement = z.infer<typeof Retirement>;
  */
 export type LedgerKind = 'events' | 'venues' | 'organizers' | 'categories' | 'tags';
 
-/** Ledger per site + language + source (DESIGN "Identity and change detection"). */
 /** What claimName found: the spelling that holds for the key, and whether it was recorded before the claim. */
 export interface NameClaim {
   name: string;
   earlier: boolean;
 }
 
+/** Ledger per site + language + source (DESIGN "Identity and change detection"). */
 export interface Ledger {
   getMany(kind: LedgerKind, slugs: string[]): Promise<Map<string, LedgerEntry>>;
   set(kind: LedgerKind, slug: string, entry: LedgerEntry): Promise<void>;
