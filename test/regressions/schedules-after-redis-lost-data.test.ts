@@ -5,9 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { bullConnection } from '../../src/queue/connection.ts';
 import { startLocalRedis } from '../../src/queue/redis-server.ts';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { waitFor, writeConfig } from '../support/worker-process.ts';
+import { spawnWorker, waitFor, writeConfig } from '../support/worker-process.ts';
 import { testPrefix } from '../support/redis.ts';
 
 /**
@@ -26,12 +24,7 @@ describe('regression: schedules lost with a Redis that restarted without its dat
       sites: [{ name: 'sb', restRoot: 'http://127.0.0.1:9/wp-json' }],
       exports: [{ name: 'feed', site: 'sb', outDir: dir, schedule: '1d' }],
     });
-    // Reconciling its schedules, as a worker started without --no-schedules does.
-    const child = spawn(process.execPath, [fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url)), '--config', config, '--redis', redis.url, '--prefix', prefix, 'worker', '--queues', 'import'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const worker = { output: () => out, kill: () => new Promise<void>((r) => (child.exitCode !== null ? r() : (child.once('exit', () => r()), child.kill('SIGKILL')))) };
+    const worker = spawnWorker({ config, redisUrl: redis.url, prefix, schedules: true, args: ['--queues', 'import'] });
     const schedulers = async (url: string) => {
       const q = new Queue('export', { connection: bullConnection(url), prefix });
       try {

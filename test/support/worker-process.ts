@@ -22,8 +22,9 @@ export interface WorkerProcess {
 }
 
 /** A real `calsync worker` process, as an operator would run it. */
-export function spawnWorker(opts: { config: string; redisUrl: string; prefix: string; env?: Record<string, string>; args?: string[] }): WorkerProcess {
-  const child = spawn(process.execPath, [CLI, '--config', opts.config, '--redis', opts.redisUrl, '--prefix', opts.prefix, '--log-level', 'warn', 'worker', '--no-schedules', ...(opts.args ?? [])], {
+/** `schedules`: the worker reconciles the config's schedules, as it does unless told `--no-schedules`. */
+export function spawnWorker(opts: { config: string; redisUrl: string; prefix: string; env?: Record<string, string>; args?: string[]; schedules?: boolean }): WorkerProcess {
+  const child = spawn(process.execPath, [CLI, '--config', opts.config, '--redis', opts.redisUrl, '--prefix', opts.prefix, '--log-level', 'warn', 'worker', ...(opts.schedules ? [] : ['--no-schedules']), ...(opts.args ?? [])], {
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
